@@ -1,0 +1,132 @@
+# e2map: libe2map + the e2map CLI.  GNU Make.
+#   make            build lib/libe2map.a lib/libe2map.so cmd/e2map e2map.pc
+#   make run        build and run e2map on the bundled sample image
+#   make test       install what is missing, build, run every test
+#   make SANITIZE=address,undefined BUILD=build/san check
+#   make check-kernel   live differential run against the kernel (root)
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
+BUILD ?= .
+CC ?= cc
+CFLAGS ?= -O2 -g
+SOVERSION := 0
+
+ifdef SANITIZE
+SAN := -fsanitize=$(SANITIZE) -fno-sanitize-recover=$(SANITIZE) -fno-omit-frame-pointer
+endif
+
+EXT2_CFLAGS := $(shell pkg-config --cflags ext2fs com_err 2>/dev/null)
+EXT2_LIBS := $(shell pkg-config --libs ext2fs com_err 2>/dev/null || echo -lext2fs -lcom_err)
+
+ALL_CFLAGS = $(CPPFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
+	-fPIC $(SAN) $(CFLAGS) -MMD -MP
+LIB_CFLAGS = $(ALL_CFLAGS) -fvisibility=hidden $(EXT2_CFLAGS)
+ALL_LDFLAGS = $(SAN) $(LDFLAGS)
+
+OBJ := $(BUILD)/obj
+LIB_SRCS := $(sort $(wildcard lib/*.c))
+CMD_SRCS := $(sort $(wildcard cmd/*.c))
+TEST_SRCS := $(sort $(wildcard tests/test_*.c))
+TESTLIB_SRCS := $(sort $(filter-out tests/probe.c tests/headertest.c $(TEST_SRCS), $(wildcard tests/*.c)))
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/%.o)
+CMD_OBJS := $(CMD_SRCS:%.c=$(OBJ)/%.o)
+TEST_OBJS := $(TEST_SRCS:%.c=$(OBJ)/%.o)
+TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(OBJ)/%.o)
+
+LIBA := $(BUILD)/lib/libe2map.a
+LIBSO := $(BUILD)/lib/libe2map.so
+E2MAP := $(BUILD)/cmd/e2map
+PROBE := $(BUILD)/tests/probe
+RUNNER := $(BUILD)/tests/runner
+PC := $(BUILD)/e2map.pc
+
+.PHONY: all run test check check-kernel install uninstall clean deps fuzz-smoke bench
+all: $(LIBA) $(LIBSO) $(E2MAP) $(PC)
+
+$(OBJ)/lib/%.o: lib/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -Ilib -c -o $@ $<
+
+$(OBJ)/cmd/%.o: cmd/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ilib -c -o $@ $<
+
+$(OBJ)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ilib -Itests -c -o $@ $<
+
+$(LIBA): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(LIBSO): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libe2map.so.$(SOVERSION) $(ALL_LDFLAGS) -o $@ $^ $(EXT2_LIBS)
+
+$(E2MAP): $(CMD_OBJS) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(LIBA) $(EXT2_LIBS)
+
+$(PROBE): $(OBJ)/tests/probe.o $(TESTLIB_OBJS) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(EXT2_LIBS)
+
+$(RUNNER): $(TEST_OBJS) $(TESTLIB_OBJS) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcriterion $(EXT2_LIBS)
+
+$(PC): lib/e2map.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|0.1.0|' $< > $@
+
+# The public header must stand alone under strict C11.
+$(BUILD)/tests/headertest.ok: tests/headertest.c lib/e2map.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -pedantic -Wall -Wextra -Werror -Ilib -fsyntax-only $<
+	@touch $@
+
+deps:
+	@scripts/deps.sh
+
+run: deps all
+	scripts/run-sample.sh $(E2MAP)
+
+check: all $(PROBE) $(RUNNER) $(BUILD)/tests/headertest.ok
+	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) $(RUNNER) --jobs 2
+
+test: deps
+	$(MAKE) check
+
+check-kernel: all $(PROBE)
+	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) scripts/check-kernel.sh $(IMAGES)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(E2MAP) $(DESTDIR)$(BINDIR)/e2map
+	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/libe2map.a
+	install -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/libe2map.so.$(SOVERSION)
+	ln -sf libe2map.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libe2map.so
+	install -m 644 lib/e2map.h $(DESTDIR)$(INCLUDEDIR)/e2map.h
+	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/e2map.pc
+	install -m 644 cmd/e2map.1 $(DESTDIR)$(MANDIR)/man1/e2map.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/e2map $(DESTDIR)$(LIBDIR)/libe2map.a \
+		$(DESTDIR)$(LIBDIR)/libe2map.so $(DESTDIR)$(LIBDIR)/libe2map.so.$(SOVERSION) \
+		$(DESTDIR)$(INCLUDEDIR)/e2map.h $(DESTDIR)$(PKGCONFIGDIR)/e2map.pc \
+		$(DESTDIR)$(MANDIR)/man1/e2map.1
+
+clean:
+	rm -rf $(OBJ) build $(LIBA) $(LIBSO) $(E2MAP) $(PC) $(BUILD)/tests/probe \
+		$(BUILD)/tests/runner $(BUILD)/tests/headertest.ok
+
+-include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(TESTLIB_OBJS:.o=.d)

@@ -1,0 +1,129 @@
+/*
+ * libe2map: answer lseek(SEEK_DATA/SEEK_HOLE) and FS_IOC_FIEMAP for a file
+ * inside an unmounted ext2/ext3/ext4 image, exactly as the Linux kernel does
+ * on a fresh read-only mount of that image.  The image is never written.
+ *
+ * Errors: every call returns 0 (or a value >= 0) on success and a negative
+ * errno on failure.  Where the kernel fails, the errno is the kernel's;
+ * corrupted metadata is -EUCLEAN, a bad metadata checksum -EBADMSG.
+ */
+#ifndef E2MAP_H
+#define E2MAP_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/fiemap.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define E2MAP_API __attribute__((visibility("default")))
+#else
+#define E2MAP_API
+#endif
+
+#define E2MAP_VERSION "0.1.0"
+
+/* lseek whence values, equal to <unistd.h>'s so callers need no _GNU_SOURCE. */
+#define E2MAP_SEEK_SET 0
+#define E2MAP_SEEK_CUR 1
+#define E2MAP_SEEK_END 2
+#define E2MAP_SEEK_DATA 3
+#define E2MAP_SEEK_HOLE 4
+
+typedef struct e2map e2map_t;		/* an opened image */
+typedef struct e2map_file e2map_file_t;	/* one open inode, like an fd */
+
+/*
+ * Open IMAGE read-only.  OPTIONS is NULL or a comma-separated list:
+ *   offset=BYTES   the filesystem starts at that byte of the image file
+ *   cache=cold     (default) each new file handle is a fresh mount's inode
+ *   cache=warm     every call answers as after the whole extent tree was
+ *                  cached (maximal merged runs)
+ * Unknown options: -EINVAL.  Not an ext2/3/4 filesystem, or a truncated or
+ * corrupted superblock: -EUCLEAN (-EBADMSG for a bad superblock checksum);
+ * an incompatible feature the kernel would refuse: -EOPNOTSUPP.
+ * On failure *out is NULL; e2map_last_error() may say more.
+ */
+E2MAP_API int e2map_open(const char *image, const char *options,
+			 e2map_t **out);
+/* Close an image; NULL is a no-op.  Close its files first. */
+E2MAP_API void e2map_close(e2map_t *m);
+
+/*
+ * Open the inode at PATH: "/dir/file" (symlinks followed in every component
+ * but the last) or "<INO>" (debugfs notation).  A symlink as the last
+ * component gives -ELOOP, as open(O_NOFOLLOW) does; a missing name -ENOENT;
+ * a non-directory in the middle -ENOTDIR.  Each handle starts as the first
+ * open after a fresh mount: a cold extent-status cache.
+ */
+E2MAP_API int e2map_file_open(e2map_t *m, const char *path,
+			      e2map_file_t **out);
+/* Close a file handle; NULL is a no-op. */
+E2MAP_API void e2map_file_close(e2map_file_t *f);
+
+/*
+ * lseek(2) on the handle's position: SEEK_SET/CUR/END/DATA/HOLE.  Returns
+ * the new offset or -ENXIO, -EINVAL, -ENOENT, -EUCLEAN, -EBADMSG, -EIO.
+ */
+E2MAP_API int64_t e2map_lseek(e2map_file_t *f, int64_t offset, int whence);
+
+/*
+ * FS_IOC_FIEMAP.  FM is the caller's struct fiemap followed by
+ * fm_extent_count struct fiemap_extent; in and out exactly as the ioctl
+ * (fm_flags write-back, fm_mapped_extents, EBADR with the unsupported
+ * bits left in fm_flags, count mode when fm_extent_count is 0).
+ */
+E2MAP_API int e2map_fiemap(e2map_file_t *f, struct fiemap *fm);
+
+/* What stat(2) on the mounted file would tell the tools. */
+struct e2map_stat {
+	uint64_t ino;
+	uint32_t mode;		/* S_IFMT bits and permissions */
+	uint32_t blksize;	/* filesystem block size */
+	uint64_t size;		/* i_size */
+	uint64_t blocks;	/* st_blocks, 512-byte units */
+	uint64_t maxbytes;	/* largest offset lseek accepts on it */
+};
+E2MAP_API int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st);
+
+/*
+ * One mapping run as the kernel's block mapper reports it (through the
+ * handle's extent-status cache, which this call warms as the kernel's
+ * lookups would).  Blocks are filesystem blocks.
+ */
+enum e2map_run_kind {
+	E2MAP_RUN_HOLE,
+	E2MAP_RUN_DATA,		/* written blocks */
+	E2MAP_RUN_UNWRITTEN,	/* preallocated, reads as zeroes */
+	E2MAP_RUN_INLINE,	/* data stored inside the inode */
+};
+struct e2map_run {
+	uint64_t lblk;
+	uint64_t nblk;
+	uint64_t pblk;		/* for INLINE: byte address of the data */
+	enum e2map_run_kind kind;
+};
+typedef int (*e2map_run_cb)(const struct e2map_run *run, void *payload);
+/*
+ * Visit the runs covering blocks [lblk, lblk + nblk) in order.  A non-zero
+ * return from CB stops the walk and is returned; else 0 or -errno.
+ */
+E2MAP_API int e2map_walk(e2map_file_t *f, uint64_t lblk, uint64_t nblk,
+			 e2map_run_cb cb, void *payload);
+
+/* Text for a negative errno, with e2map's wording for EUCLEAN/EBADMSG. */
+E2MAP_API const char *e2map_strerror(int err);
+/*
+ * Detail of the most recent failure on M (or of the last e2map_open that
+ * failed, when M is NULL, in this thread): "inode 12: extent depth 9".
+ * Empty string when there is none.
+ */
+E2MAP_API const char *e2map_errmsg(const e2map_t *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* E2MAP_H */

@@ -1,0 +1,196 @@
+/*
+ * Open inodes and the one mapping walk every answer goes through:
+ * e2map__map_blocks is ext4_map_blocks (extent-status cache first, then
+ * the on-disk tree), e2map__iomap_report is ext4_iomap_begin_report.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int check_type(e2map_file_t *f)
+{
+	uint16_t mode = f->inode->i_mode;
+
+	if (LINUX_S_ISLNK(mode))
+		return e2map__fail(f->m, -ELOOP, "inode %u is a symlink", f->ino);
+	if (!LINUX_S_ISREG(mode) && !LINUX_S_ISDIR(mode))
+		return e2map__fail(f->m, -ENXIO, "inode %u is not a regular "
+				   "file or a directory", f->ino);
+	return 0;
+}
+
+/* Inline data needs both the flag and system.data (ext4_has_inline_data). */
+static int pick_source(e2map_file_t *f)
+{
+	uint32_t flags = f->inode->i_flags;
+
+	f->maxbytes = (flags & EXT4_EXTENTS_FL) ? f->m->s_maxbytes :
+			f->m->s_bitmap_maxbytes;
+	if ((flags & EXT4_INLINE_DATA_FL) && f->inline_size) {
+		f->src = SRC_INLINE;
+		return 0;
+	}
+	if (flags & EXT4_EXTENTS_FL) {
+		f->src = SRC_EXTENT;
+		return e2map__extent_check_root(f);
+	}
+	f->src = SRC_BLOCKMAP;
+	return e2map__blockmap_check_root(f);
+}
+
+static int file_init(e2map_t *m, const char *path, e2map_file_t *f)
+{
+	int err;
+
+	f->m = m;
+	m->errmsg[0] = '\0';
+	if (!path || !*path)
+		return e2map__fail(m, -ENOENT, "empty path");
+	if (!(f->buf = malloc(m->bs)))
+		return -ENOMEM;
+	if ((err = e2map__lookup(m, path, &f->ino)) < 0 ||
+	    (err = e2map__inode_load(f, path[0] == '<')) < 0 ||
+	    (err = check_type(f)) < 0 || (err = pick_source(f)) < 0)
+		return err;
+	return m->warm ? e2map__warm(f) : 0;
+}
+
+int e2map_file_open(e2map_t *m, const char *path, e2map_file_t **out)
+{
+	e2map_file_t *f;
+	int err;
+
+	*out = NULL;
+	if (!m)
+		return -EINVAL;
+	if (!(f = calloc(1, sizeof(*f))))
+		return -ENOMEM;
+	if ((err = file_init(m, path, f)) < 0) {
+		e2map_file_close(f);
+		return err;
+	}
+	*out = f;
+	return 0;
+}
+
+void e2map_file_close(e2map_file_t *f)
+{
+	if (!f)
+		return;
+	e2map__es_free(&f->es);
+	e2map__blkset_free(&f->leaves);
+	free(f->raw);
+	free(f->buf);
+	free(f);
+}
+
+int e2map__map_blocks(e2map_file_t *f, uint32_t lblk, uint32_t n,
+		      struct es_entry *out)
+{
+	struct es_entry hit;
+
+	if (n > INT32_MAX)
+		n = INT32_MAX;
+	if (e2map__es_lookup(&f->es, lblk, &hit)) {
+		uint64_t left = (uint64_t)hit.lblk + hit.len - lblk;
+
+		out->lblk = lblk;
+		out->len = left < n ? (uint32_t)left : n;
+		out->pblk = hit.pblk + (lblk - hit.lblk);
+		out->kind = hit.kind;
+		return 0;
+	}
+	if (f->src == SRC_EXTENT)
+		return e2map__extent_map(f, lblk, n, out);
+	return e2map__blockmap_map(f, lblk, n, out);
+}
+
+/* The inline mapping: all of it, or -ENOENT at or past its end. */
+static int iomap_inline(e2map_file_t *f, uint64_t off, struct e2map_iomap *io)
+{
+	uint64_t len = f->inline_size < f->size ? f->inline_size : f->size;
+
+	*io = (struct e2map_iomap){ 0, len, e2map__inline_addr(f),
+				    E2MAP_RUN_INLINE, false };
+	return off >= len ? -ENOENT : 0;
+}
+
+int e2map__iomap_report(e2map_file_t *f, uint64_t off, uint64_t len,
+			struct e2map_iomap *io)
+{
+	unsigned bits = f->m->bits;
+	uint64_t first = off >> bits, last = (off + len - 1) >> bits;
+	struct es_entry r;
+	int err;
+
+	if (first > E2MAP_MAX_BLOCKS - 1)
+		return -EINVAL;
+	if (f->src == SRC_INLINE)
+		return iomap_inline(f, off, io);
+	if (last > E2MAP_MAX_BLOCKS - 1)
+		last = E2MAP_MAX_BLOCKS - 1;
+	r = (struct es_entry){ (uint32_t)first, (uint32_t)(last - first + 1), 0,
+			       E2MAP_RUN_HOLE };
+	/* Block maps end at s_bitmap_maxbytes: a hole, without a lookup. */
+	if (f->src == SRC_EXTENT || off < f->m->s_bitmap_maxbytes) {
+		if ((err = e2map__map_blocks(f, r.lblk, r.len, &r)) < 0)
+			return err;
+	}
+	io->off = (uint64_t)r.lblk << bits;
+	io->len = (uint64_t)r.len << bits;
+	io->addr = r.pblk << bits;
+	io->kind = r.kind;
+	io->merged = f->src == SRC_BLOCKMAP;
+	return 0;
+}
+
+/* cache=warm: everything the inode maps is cached before the first call. */
+int e2map__warm(e2map_file_t *f)
+{
+	uint64_t lblk = 0, end = (f->maxbytes + f->m->bs - 1) >> f->m->bits;
+	struct es_entry r;
+	int err;
+
+	if (f->src == SRC_EXTENT)
+		return e2map__extent_precache(f, true);
+	if (f->src != SRC_BLOCKMAP)
+		return 0;
+	while (lblk < end && lblk < E2MAP_MAX_BLOCKS) {
+		uint64_t n = end - lblk;
+
+		if ((err = e2map__blockmap_map(f, (uint32_t)lblk, n > INT32_MAX ?
+					       INT32_MAX : (uint32_t)n, &r)) < 0)
+			return err;
+		lblk += r.len;
+	}
+	return 0;
+}
+
+int e2map_walk(e2map_file_t *f, uint64_t lblk, uint64_t nblk,
+	       e2map_run_cb cb, void *payload)
+{
+	uint64_t end = lblk + nblk;
+	struct e2map_iomap io;
+	struct e2map_run run;
+	int err;
+
+	if (end < lblk || end > E2MAP_MAX_BLOCKS)
+		end = E2MAP_MAX_BLOCKS;
+	while (lblk < end) {
+		err = e2map__iomap_report(f, lblk << f->m->bits,
+					  (end - lblk) << f->m->bits, &io);
+		if (err == -ENOENT)
+			return 0;
+		if (err < 0)
+			return err;
+		run = (struct e2map_run){ io.off >> f->m->bits,
+			(io.len + f->m->bs - 1) >> f->m->bits, io.addr, io.kind };
+		if ((err = cb(&run, payload)) != 0)
+			return err;
+		lblk = run.lblk + run.nblk;
+	}
+	return 0;
+}

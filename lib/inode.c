@@ -1,0 +1,149 @@
+/*
+ * From a file spec ("/dir/file" or "<INO>") to an open inode: the name
+ * lookup, a private copy of the on-disk inode, and the checks __ext4_iget
+ * makes before the kernel trusts an inode.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int parse_ino(e2map_t *m, const char *spec, ext2_ino_t *ino)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(spec + 1, &end, 0);
+	if (errno || end == spec + 1 || strcmp(end, ">"))
+		return e2map__fail(m, -EINVAL, "bad inode spec '%s'", spec);
+	if (v < 1 || v > m->fs->super->s_inodes_count)
+		return e2map__fail(m, -ENOENT, "inode %llu is out of range", v);
+	*ino = (ext2_ino_t)v;
+	return 0;
+}
+
+int e2map__lookup(e2map_t *m, const char *path, ext2_ino_t *ino)
+{
+	errcode_t code;
+
+	if (path[0] == '<')
+		return parse_ino(m, path, ino);
+	while (path[0] == '/' && path[1] == '/')
+		path++;
+	if (!strcmp(path, "/") || !*path) {
+		*ino = EXT2_ROOT_INO;
+		return 0;
+	}
+	code = ext2fs_namei(m->fs, EXT2_ROOT_INO, EXT2_ROOT_INO,
+			    path[0] == '/' ? path + 1 : path, ino);
+	if (code)
+		return e2map__errcode(m, code, path);
+	return 0;
+}
+
+/* Where the inode lies: ext4_get_inode_loc's arithmetic. */
+static int locate(e2map_file_t *f)
+{
+	ext2_filsys fs = f->m->fs;
+	uint32_t ipg = fs->super->s_inodes_per_group;
+	uint64_t byte = (uint64_t)((f->ino - 1) % ipg) * EXT2_INODE_SIZE(fs->super);
+	uint64_t table = ext2fs_inode_table_loc(fs, (f->ino - 1) / ipg);
+
+	if (!e2map__block_valid(f->m, table, 1))
+		return e2map__fail(f->m, -EUCLEAN, "inode %u: bad inode table "
+				   "block %" PRIu64, f->ino, table);
+	f->inode_pblk = table + byte / f->m->bs;
+	f->inode_off = (uint32_t)(byte % f->m->bs);
+	return 0;
+}
+
+static int read_raw(e2map_file_t *f)
+{
+	unsigned isize = EXT2_INODE_SIZE(f->m->fs->super);
+	size_t alloc = isize > sizeof(struct ext2_inode_large) ?
+		       isize : sizeof(struct ext2_inode_large);
+	int err;
+
+	if ((err = locate(f)) < 0 ||
+	    (err = e2map__read_block(f->m, f->inode_pblk, f->buf)) < 0)
+		return err;
+	if (!(f->raw = calloc(1, alloc)))
+		return -ENOMEM;
+	memcpy(f->raw, f->buf + f->inode_off, isize);
+	f->inode = (struct ext2_inode_large *)f->raw;
+	return 0;
+}
+
+/* The order of __ext4_iget: extra_isize, checksum, link count, size, acl. */
+static int check_inode(e2map_file_t *f, bool by_number)
+{
+	e2map_t *m = f->m;
+	struct ext2_inode_large *in = f->inode;
+	unsigned isize = EXT2_INODE_SIZE(m->fs->super);
+
+	if (isize > EXT2_GOOD_OLD_INODE_SIZE &&
+	    ((unsigned)EXT2_GOOD_OLD_INODE_SIZE + in->i_extra_isize > isize ||
+	     (in->i_extra_isize & 3)))
+		return e2map__fail(m, -EUCLEAN, "inode %u: bad extra_isize %u",
+				   f->ino, in->i_extra_isize);
+	if (ext2fs_has_feature_metadata_csum(m->fs->super) &&
+	    !ext2fs_inode_csum_verify(m->fs, f->ino, in))
+		return e2map__fail(m, -EBADMSG, "inode %u: checksum does not "
+				   "match", f->ino);
+	if (in->i_links_count == 0)
+		return e2map__fail(m, by_number ? -ESTALE : -EUCLEAN,
+				   "inode %u is not in use", f->ino);
+	if (f->size > INT64_MAX)
+		return e2map__fail(m, -EUCLEAN, "inode %u: bad i_size", f->ino);
+	if (f->file_acl && !e2map__block_valid(m, f->file_acl, 1))
+		return e2map__fail(m, -EUCLEAN, "inode %u: bad extended "
+				   "attribute block %" PRIu64, f->ino,
+				   f->file_acl);
+	return 0;
+}
+
+static void decode(e2map_file_t *f)
+{
+	struct ext2_inode_large *in = f->inode;
+
+	f->size = in->i_size | (uint64_t)in->i_size_high << 32;
+	f->file_acl = in->i_file_acl;
+	if (ext2fs_has_feature_64bit(f->m->fs->super))
+		f->file_acl |= (uint64_t)in->osd2.linux2.l_i_file_acl_high << 32;
+}
+
+int e2map__inode_load(e2map_file_t *f, bool by_number)
+{
+	int err;
+
+	if ((err = read_raw(f)) < 0)
+		return err;
+	decode(f);
+	if ((err = check_inode(f, by_number)) < 0)
+		return err;
+	return e2map__ibody_scan(f);
+}
+
+int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st)
+{
+	struct ext2_inode_large *in = f->inode;
+	uint64_t blocks = in->i_blocks;
+
+	if (ext2fs_has_feature_huge_file(f->m->fs->super)) {
+		blocks |= (uint64_t)in->osd2.linux2.l_i_blocks_hi << 32;
+		if (in->i_flags & EXT4_HUGE_FILE_FL)
+			blocks <<= f->m->bits - 9;
+	}
+	memset(st, 0, sizeof(*st));
+	st->ino = f->ino;
+	st->mode = in->i_mode;
+	st->blksize = f->m->bs;
+	st->size = f->size;
+	st->blocks = blocks;
+	st->maxbytes = f->maxbytes;
+	return 0;
+}

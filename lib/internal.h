@@ -1,0 +1,133 @@
+/*
+ * Private structures of libe2map, shared by lib/ only.
+ * The handle layout mirrors the kernel's objects: struct e2map is a mounted
+ * superblock, struct e2map_file an in-memory inode with its extent-status
+ * cache (spec §3.3) and the set of extent leaves already read (§7).
+ */
+#ifndef E2MAP_INTERNAL_H
+#define E2MAP_INTERNAL_H
+
+#include "e2map.h"
+
+#include <stdbool.h>
+#include <ext2fs/ext2fs.h>
+
+/* Largest logical block count of a file, as ext4's EXT_MAX_BLOCKS. */
+#define E2MAP_MAX_BLOCKS 0xffffffffULL
+/* Deepest extent tree the kernel walks (EXT4_MAX_EXTENT_DEPTH). */
+#define E2MAP_MAX_DEPTH 5
+
+struct e2map {
+	ext2_filsys fs;
+	uint32_t bs;
+	unsigned bits;
+	uint64_t s_maxbytes;		/* extent-mapped inodes (spec §6) */
+	uint64_t s_bitmap_maxbytes;	/* block-mapped inodes */
+	bool warm;			/* cache=warm */
+	char errmsg[256];
+};
+
+/* One extent-status cache entry: kind, logical range, physical start. */
+struct es_entry {
+	uint32_t lblk;
+	uint32_t len;
+	uint64_t pblk;
+	enum e2map_run_kind kind;
+};
+
+struct escache {
+	struct es_entry *v;
+	size_t n, cap;
+};
+
+/* Sorted set of physical block numbers (extent leaves already verified). */
+struct blkset {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+enum e2map_source { SRC_EXTENT, SRC_BLOCKMAP, SRC_INLINE };
+
+struct e2map_file {
+	e2map_t *m;
+	ext2_ino_t ino;
+	unsigned char *raw;		/* on-disk inode, s_inode_size bytes */
+	struct ext2_inode_large *inode;	/* = raw, for field access */
+	uint64_t inode_pblk;		/* block holding the inode */
+	uint32_t inode_off;		/* its offset inside that block */
+	uint64_t size;
+	uint64_t maxbytes;
+	int64_t pos;
+	enum e2map_source src;
+	uint32_t inline_size;		/* 60 + size of system.data */
+	bool xattr_in_inode;		/* EXT4_STATE_XATTR */
+	uint64_t file_acl;
+	struct escache es;
+	struct blkset leaves;
+	unsigned char *buf;		/* one block, for tree reads */
+};
+
+/* errors.c */
+int e2map__fail(e2map_t *m, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int e2map__errcode(e2map_t *m, errcode_t code, const char *what);
+void e2map__set_open_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* image.c */
+int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf);
+bool e2map__block_valid(const e2map_t *m, uint64_t pblk, uint64_t count);
+
+/* limits.c */
+uint64_t e2map__max_size(unsigned bits, bool huge_file);
+uint64_t e2map__max_bitmap_size(unsigned bits, bool huge_file);
+
+/* inode.c */
+int e2map__lookup(e2map_t *m, const char *path, ext2_ino_t *ino);
+int e2map__inode_load(e2map_file_t *f, bool by_number);
+
+/* inline.c: in-inode xattr area, system.data, FIEMAP_FLAG_XATTR region */
+int e2map__ibody_scan(e2map_file_t *f);
+uint64_t e2map__inline_addr(const e2map_file_t *f);
+
+/* escache.c */
+bool e2map__es_lookup(const struct escache *c, uint32_t lblk,
+		      struct es_entry *out);
+int e2map__es_insert(struct escache *c, const struct es_entry *e);
+int e2map__es_cache(struct escache *c, const struct es_entry *e);
+void e2map__es_free(struct escache *c);
+bool e2map__blkset_add(struct blkset *s, uint64_t pblk, int *err);
+void e2map__blkset_free(struct blkset *s);
+
+/*
+ * Map blocks [lblk, lblk + n) as ext4_map_blocks does without create:
+ * the cache first, else the on-disk tree.  *out gets the run starting at
+ * lblk (kind HOLE, DATA or UNWRITTEN), never longer than n.
+ */
+int e2map__map_blocks(e2map_file_t *f, uint32_t lblk, uint32_t n,
+		      struct es_entry *out);
+/* extent.c, blockmap.c: the on-disk lookups behind a cache miss. */
+int e2map__extent_map(e2map_file_t *f, uint32_t lblk, uint32_t n,
+		      struct es_entry *out);
+int e2map__extent_check_root(e2map_file_t *f);
+int e2map__extent_precache(e2map_file_t *f, bool force_root);
+int e2map__blockmap_map(e2map_file_t *f, uint32_t lblk, uint32_t n,
+			struct es_entry *out);
+int e2map__blockmap_check_root(e2map_file_t *f);
+int e2map__warm(e2map_file_t *f);
+
+/*
+ * The iomap-level mapping of [off, off + len) (ext4_iomap_begin_report, or
+ * the xattr mapper): one mapping covering off.  -ENOENT means "nothing
+ * at or after off" (inline and xattr mappers).
+ */
+struct e2map_iomap {
+	uint64_t off, len, addr;
+	enum e2map_run_kind kind;
+	bool merged;
+};
+int e2map__iomap_report(e2map_file_t *f, uint64_t off, uint64_t len,
+			struct e2map_iomap *out);
+int e2map__iomap_xattr(e2map_file_t *f, uint64_t off, struct e2map_iomap *out);
+
+#endif /* E2MAP_INTERNAL_H */

@@ -1,0 +1,15 @@
+#!/bin/sh
+# Install what building and testing e2map needs, when it is missing (Debian).
+set -e
+pkgs="build-essential pkg-config e2fsprogs libext2fs-dev comerr-dev libcriterion-dev xfsprogs gzip"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "e2map: missing packages:$missing (run as root, or install them)" >&2
+	exit 1
+fi
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
