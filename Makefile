@@ -106,7 +106,7 @@ test: deps
 	$(MAKE) check
 
 check-kernel: all $(PROBE)
-	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) scripts/check-kernel.sh $(IMAGES)
+	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) scripts/check-kernel.sh $(CHECK_KERNEL_IMAGES)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \

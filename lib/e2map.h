@@ -114,6 +114,12 @@ typedef int (*e2map_run_cb)(const struct e2map_run *run, void *payload);
 E2MAP_API int e2map_walk(e2map_file_t *f, uint64_t lblk, uint64_t nblk,
 			 e2map_run_cb cb, void *payload);
 
+/*
+ * Metadata blocks (inode tables, extent and indirect blocks) read from the
+ * image through M so far: what a lookup costs, for tests and benchmarks.
+ */
+E2MAP_API uint64_t e2map_blocks_read(const e2map_t *m);
+
 /* Text for a negative errno, with e2map's wording for EUCLEAN/EBADMSG. */
 E2MAP_API const char *e2map_strerror(int err);
 /*

@@ -252,19 +252,18 @@ static int find_leaf(e2map_file_t *f, uint32_t lblk, struct node *n,
 	return leaf_first_read(f, n, pblk);
 }
 
-static int hole(e2map_file_t *f, uint32_t lblk, uint64_t end, uint32_t n,
-		struct es_entry *out)
+/*
+ * ext4_ext_determine_insert_hole: the whole hole [START, END) is cached;
+ * the answer is its part from LBLK on, at most N blocks.
+ */
+static int hole(e2map_file_t *f, uint32_t start, uint64_t end, uint32_t lblk,
+		uint32_t n, struct es_entry *out)
 {
-	struct es_entry h = { lblk, (uint32_t)(end - lblk), 0, E2MAP_RUN_HOLE };
-	int err;
+	struct es_entry h = { start, (uint32_t)(end - start), 0, E2MAP_RUN_HOLE };
 
-	/* ext4_ext_determine_insert_hole caches the whole hole. */
-	if ((err = e2map__es_insert(&f->es, &h)) < 0)
-		return err;
-	*out = h;
-	if (out->len > n)
-		out->len = n;
-	return 0;
+	*out = (struct es_entry){ lblk, end - lblk < n ? (uint32_t)(end - lblk) : n,
+				  0, E2MAP_RUN_HOLE };
+	return e2map__es_insert(&f->es, &h);
 }
 
 /* ext4_ext_map_blocks without create, on a cache miss. */
@@ -279,22 +278,17 @@ int e2map__extent_map(e2map_file_t *f, uint32_t lblk, uint32_t n,
 
 	if ((err = find_leaf(f, lblk, &leaf, &next)) < 0)
 		return err;
-	if (!leaf.entries) {
-		/* An empty leaf: the hole [0, EXT_MAX_BLOCKS) is cached. */
-		struct es_entry h = { 0, E2MAP_MAX_BLOCKS, 0, E2MAP_RUN_HOLE };
-
-		if ((err = e2map__es_insert(&f->es, &h)) < 0)
-			return err;
-		return hole(f, lblk, E2MAP_MAX_BLOCKS, n, out);
-	}
+	/* An empty leaf: the kernel caches the hole from block 0 on. */
+	if (!leaf.entries)
+		return hole(f, 0, E2MAP_MAX_BLOCKS, lblk, n, out);
 	i = binsearch(&leaf, lblk);
 	get_extent(&leaf, i, &e);
 	if (lblk < e.lblk)
-		return hole(f, lblk, e.lblk, n, out);
+		return hole(f, lblk, e.lblk, lblk, n, out);
 	if (lblk >= (uint64_t)e.lblk + e.len) {
 		if (i + 1 < leaf.entries)
 			next = idx_key(&leaf, i + 1);
-		return hole(f, lblk, next, n, out);
+		return hole(f, lblk, next, lblk, n, out);
 	}
 	out->lblk = lblk;
 	out->len = (uint32_t)((uint64_t)e.lblk + e.len - lblk);

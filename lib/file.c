@@ -187,7 +187,9 @@ int e2map_walk(e2map_file_t *f, uint64_t lblk, uint64_t nblk,
 		if (err < 0)
 			return err;
 		run = (struct e2map_run){ io.off >> f->m->bits,
-			(io.len + f->m->bs - 1) >> f->m->bits, io.addr, io.kind };
+			(io.len + f->m->bs - 1) >> f->m->bits,
+			io.kind == E2MAP_RUN_INLINE ? io.addr : io.addr >> f->m->bits,
+			io.kind };
 		if ((err = cb(&run, payload)) != 0)
 			return err;
 		lblk = run.lblk + run.nblk;

@@ -152,8 +152,14 @@ int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf)
 	if (pblk >= ext2fs_blocks_count(m->fs->super))
 		return e2map__fail(m, -EUCLEAN, "block %" PRIu64
 				   " is outside the filesystem", pblk);
+	m->blocks_read++;
 	code = io_channel_read_blk64(m->fs->io, pblk, 1, buf);
 	if (code)
 		return e2map__errcode(m, code, "reading a metadata block");
 	return 0;
+}
+
+uint64_t e2map_blocks_read(const e2map_t *m)
+{
+	return m ? m->blocks_read : 0;
 }

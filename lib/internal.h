@@ -24,6 +24,7 @@ struct e2map {
 	uint64_t s_maxbytes;		/* extent-mapped inodes (spec §6) */
 	uint64_t s_bitmap_maxbytes;	/* block-mapped inodes */
 	bool warm;			/* cache=warm */
+	uint64_t blocks_read;		/* metadata blocks read */
 	char errmsg[256];
 };
 
