@@ -61,6 +61,9 @@ E2MAP_API void e2map_close(e2map_t *m);
  */
 E2MAP_API int e2map_file_open(e2map_t *m, const char *path,
 			      e2map_file_t **out);
+/* The same, for inode number INO (as "<INO>"). */
+E2MAP_API int e2map_file_open_ino(e2map_t *m, uint64_t ino,
+				  e2map_file_t **out);
 /* Close a file handle; NULL is a no-op. */
 E2MAP_API void e2map_file_close(e2map_file_t *f);
 
@@ -113,6 +116,34 @@ typedef int (*e2map_run_cb)(const struct e2map_run *run, void *payload);
  */
 E2MAP_API int e2map_walk(e2map_file_t *f, uint64_t lblk, uint64_t nblk,
 			 e2map_run_cb cb, void *payload);
+
+/*
+ * Whole-image iteration: CB is called for every inode in use (links > 0,
+ * mode set), in inode-number order, read straight from the inode tables.
+ * When a group's inode table cannot be read, CB gets one record with ERR
+ * set (and INO the group's first inode) and the scan goes on.  A non-zero
+ * return from CB stops the scan and is returned.
+ */
+struct e2map_inode {
+	uint64_t ino;
+	uint32_t mode;
+	uint64_t size;
+	uint16_t links;
+	int err;
+};
+typedef int (*e2map_scan_cb)(e2map_t *m, const struct e2map_inode *in,
+			     void *payload);
+E2MAP_API int e2map_scan(e2map_t *m, e2map_scan_cb cb, void *payload);
+
+/*
+ * Run on F what `e2map check` runs per inode: the whole SEEK_DATA/SEEK_HOLE
+ * walk, the whole FIEMAP listing (batches of 32, as xfs_io asks) and a
+ * FIEMAP_FLAG_XATTR call.  Returns 0 or the first error; ST counts calls.
+ */
+struct e2map_check_stats {
+	uint64_t seeks, fiemaps, extents;
+};
+E2MAP_API int e2map_file_check(e2map_file_t *f, struct e2map_check_stats *st);
 
 /*
  * Metadata blocks (inode tables, extent and indirect blocks) read from the

@@ -22,10 +22,29 @@ static int check_type(e2map_file_t *f)
 	return 0;
 }
 
-/* Inline data needs both the flag and system.data (ext4_has_inline_data). */
+/* ext4_inode_is_fast_symlink: the target lives in i_block, no blocks. */
+static bool fast_symlink(const e2map_file_t *f)
+{
+	const struct ext2_inode_large *in = f->inode;
+	uint64_t ea = f->file_acl ? EXT2FS_CLUSTER_RATIO(f->m->fs) *
+		      (f->m->bs >> 9) : 0;
+
+	if (ext2fs_has_feature_ea_inode(f->m->fs->super))
+		return f->size && f->size < EXT2_N_BLOCKS * 4;
+	return in->i_blocks == ea;
+}
+
+/*
+ * Inline data needs both the flag and system.data (ext4_has_inline_data).
+ * The block references are checked as __ext4_iget does, for files,
+ * directories and slow symlinks, before anything else looks at them.
+ */
 static int pick_source(e2map_file_t *f)
 {
 	uint32_t flags = f->inode->i_flags;
+	uint16_t mode = f->inode->i_mode;
+	bool check = LINUX_S_ISREG(mode) || LINUX_S_ISDIR(mode) ||
+		     (LINUX_S_ISLNK(mode) && !fast_symlink(f));
 
 	f->maxbytes = (flags & EXT4_EXTENTS_FL) ? f->m->s_maxbytes :
 			f->m->s_bitmap_maxbytes;
@@ -33,47 +52,70 @@ static int pick_source(e2map_file_t *f)
 		f->src = SRC_INLINE;
 		return 0;
 	}
-	if (flags & EXT4_EXTENTS_FL) {
-		f->src = SRC_EXTENT;
-		return e2map__extent_check_root(f);
-	}
-	f->src = SRC_BLOCKMAP;
-	return e2map__blockmap_check_root(f);
+	f->src = (flags & EXT4_EXTENTS_FL) ? SRC_EXTENT : SRC_BLOCKMAP;
+	if (!check)
+		return 0;
+	return f->src == SRC_EXTENT ? e2map__extent_check_root(f) :
+				      e2map__blockmap_check_root(f);
 }
 
-static int file_init(e2map_t *m, const char *path, e2map_file_t *f)
+static int file_init(e2map_t *m, ext2_ino_t ino, bool by_number,
+		     e2map_file_t *f)
 {
 	int err;
 
 	f->m = m;
-	m->errmsg[0] = '\0';
-	if (!path || !*path)
-		return e2map__fail(m, -ENOENT, "empty path");
+	f->ino = ino;
 	if (!(f->buf = malloc(m->bs)))
 		return -ENOMEM;
-	if ((err = e2map__lookup(m, path, &f->ino)) < 0 ||
-	    (err = e2map__inode_load(f, path[0] == '<')) < 0 ||
-	    (err = check_type(f)) < 0 || (err = pick_source(f)) < 0)
+	if ((err = e2map__inode_load(f, by_number)) < 0 ||
+	    (err = pick_source(f)) < 0 || (err = check_type(f)) < 0)
 		return err;
 	return m->warm ? e2map__warm(f) : 0;
 }
 
-int e2map_file_open(e2map_t *m, const char *path, e2map_file_t **out)
+static int file_new(e2map_t *m, ext2_ino_t ino, bool by_number,
+		    e2map_file_t **out)
 {
 	e2map_file_t *f;
 	int err;
 
-	*out = NULL;
-	if (!m)
-		return -EINVAL;
 	if (!(f = calloc(1, sizeof(*f))))
 		return -ENOMEM;
-	if ((err = file_init(m, path, f)) < 0) {
+	if ((err = file_init(m, ino, by_number, f)) < 0) {
 		e2map_file_close(f);
 		return err;
 	}
 	*out = f;
 	return 0;
+}
+
+int e2map_file_open_ino(e2map_t *m, uint64_t ino, e2map_file_t **out)
+{
+	*out = NULL;
+	if (!m)
+		return -EINVAL;
+	m->errmsg[0] = '\0';
+	if (ino < 1 || ino > m->fs->super->s_inodes_count)
+		return e2map__fail(m, -ENOENT, "inode %llu is out of range",
+				   (unsigned long long)ino);
+	return file_new(m, (ext2_ino_t)ino, true, out);
+}
+
+int e2map_file_open(e2map_t *m, const char *path, e2map_file_t **out)
+{
+	ext2_ino_t ino;
+	int err;
+
+	*out = NULL;
+	if (!m || !path)
+		return -EINVAL;
+	m->errmsg[0] = '\0';
+	if (!*path)
+		return e2map__fail(m, -ENOENT, "empty path");
+	if ((err = e2map__lookup(m, path, &ino)) < 0)
+		return err;
+	return file_new(m, ino, path[0] == '<', out);
 }
 
 void e2map_file_close(e2map_file_t *f)
