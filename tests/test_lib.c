@@ -1,0 +1,287 @@
+/*
+ * Library behaviour that needs no kernel recording: bad input gets a clear
+ * error and never a crash, lookups stay within depth + 1 metadata reads,
+ * options work, and the image is never written.  (Every answer the kernel
+ * gives is checked by test_replay.c against its recordings instead.)
+ */
+#include <criterion/criterion.h>
+
+#include <e2map.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fixture.h"
+
+static char *img;
+static char digest[65];
+
+static void setup_sample(void)
+{
+	img = fixture_image("sample");
+	cr_assert(img, "cannot unpack testdata/sample.img.gz");
+	cr_assert(fixture_sha256(img, digest) == 0);
+}
+
+static void teardown(void)
+{
+	char after[65];
+
+	cr_expect(fixture_sha256(img, after) == 0 && !strcmp(digest, after),
+		  "the image changed");
+	fixture_remove(img);
+}
+
+static e2map_t *open_ok(const char *path, const char *opts)
+{
+	e2map_t *m = NULL;
+	int err = e2map_open(path, opts, &m);
+
+	cr_assert_eq(err, 0, "e2map_open(%s, %s): %s (%s)", path,
+		     opts ? opts : "NULL", e2map_strerror(err), e2map_errmsg(NULL));
+	return m;
+}
+
+static int file_open_err(e2map_t *m, const char *path)
+{
+	e2map_file_t *f = (e2map_file_t *)1;
+	int err = e2map_file_open(m, path, &f);
+
+	if (!err)
+		e2map_file_close(f);
+	else
+		cr_expect_null(f, "failed open left a handle");
+	return err;
+}
+
+TestSuite(open_errors, .init = setup_sample, .fini = teardown, .timeout = 30);
+
+Test(open_errors, unknown_option_is_einval)
+{
+	e2map_t *m = (e2map_t *)1;
+
+	cr_expect_eq(e2map_open(img, "cache=hot", &m), -EINVAL);
+	cr_expect_null(m);
+	cr_expect_eq(e2map_open(img, "bogus", &m), -EINVAL);
+	cr_expect_eq(e2map_open(img, "offset=12x", &m), -EINVAL);
+	cr_expect_eq(e2map_open(img, "offset=-1", &m), -EINVAL);
+	cr_expect(strstr(e2map_errmsg(NULL), "offset=-1"));
+}
+
+Test(open_errors, missing_image_is_enoent)
+{
+	e2map_t *m;
+
+	cr_expect_eq(e2map_open("/nonexistent/e2map.img", NULL, &m), -ENOENT);
+}
+
+Test(open_errors, non_ext_file_is_refused)
+{
+	char *junk = fixture_slice(img, 4 << 20, 1 << 20, 0);
+	e2map_t *m;
+
+	cr_assert(junk);
+	cr_expect_eq(e2map_open(junk, NULL, &m), -EUCLEAN);
+	cr_expect(strlen(e2map_errmsg(NULL)) > 0);
+	fixture_remove(junk);
+}
+
+Test(open_errors, truncated_image_is_refused)
+{
+	char *cut = fixture_slice(img, 0, 200 << 10, 0);
+	e2map_t *m;
+
+	cr_assert(cut);
+	cr_expect_eq(e2map_open(cut, NULL, &m), -EUCLEAN);
+	cr_expect(strstr(e2map_errmsg(NULL), "truncated"), "%s",
+		  e2map_errmsg(NULL));
+	fixture_remove(cut);
+}
+
+Test(open_errors, bad_paths)
+{
+	e2map_t *m = open_ok(img, NULL);
+
+	cr_expect_eq(file_open_err(m, "/no/such/file"), -ENOENT);
+	cr_expect_eq(file_open_err(m, "/nothere"), -ENOENT);
+	cr_expect_eq(file_open_err(m, "/hello.txt/x"), -ENOTDIR);
+	cr_expect_eq(file_open_err(m, "/notes-link"), -ELOOP);
+	cr_expect_eq(file_open_err(m, "<20>"), -ELOOP);
+	cr_expect_eq(file_open_err(m, "<0>"), -ENOENT);
+	cr_expect_eq(file_open_err(m, "<99999999>"), -ENOENT);
+	cr_expect_eq(file_open_err(m, "<12"), -EINVAL);
+	cr_expect_eq(file_open_err(m, "<x>"), -EINVAL);
+	cr_expect_eq(file_open_err(m, ""), -ENOENT);
+	cr_expect_eq(file_open_err(m, "/hello.txt"), 0);
+	cr_expect_eq(file_open_err(m, "<12>"), 0);
+	cr_expect_eq(file_open_err(m, "/"), 0);
+	e2map_close(m);
+}
+
+Test(open_errors, unused_inode_by_number_is_estale)
+{
+	e2map_t *m = open_ok(img, NULL);
+
+	/* An inode never allocated: __ext4_iget's "deleted inode" answer. */
+	cr_expect_eq(file_open_err(m, "<100>"), -ESTALE);
+	e2map_close(m);
+}
+
+TestSuite(call_errors, .init = setup_sample, .fini = teardown, .timeout = 30);
+
+Test(call_errors, bad_whence_and_offsets)
+{
+	e2map_t *m = open_ok(img, NULL);
+	e2map_file_t *f;
+
+	cr_assert_eq(e2map_file_open(m, "/sparse.bin", &f), 0);
+	cr_expect_eq(e2map_lseek(f, 0, 5), -EINVAL);
+	cr_expect_eq(e2map_lseek(f, 0, -1), -EINVAL);
+	cr_expect_eq(e2map_lseek(f, -1, E2MAP_SEEK_SET), -EINVAL);
+	cr_expect_eq(e2map_lseek(f, INT64_MAX, E2MAP_SEEK_SET), -EINVAL);
+	cr_expect_eq(e2map_lseek(f, -1, E2MAP_SEEK_DATA), -ENXIO);
+	cr_expect_eq(e2map_lseek(f, INT64_MAX, E2MAP_SEEK_HOLE), -ENXIO);
+	cr_expect_eq(e2map_lseek(f, 0, E2MAP_SEEK_CUR), 0);
+	e2map_file_close(f);
+	e2map_close(m);
+}
+
+Test(call_errors, fiemap_too_many_extents_leaves_struct_alone)
+{
+	e2map_t *m = open_ok(img, NULL);
+	struct fiemap fm = { .fm_length = ~0ULL, .fm_extent_count = 76695845,
+			     .fm_mapped_extents = 0xdeadbeef, .fm_flags = 0x8 };
+	e2map_file_t *f;
+
+	cr_assert_eq(e2map_file_open(m, "/sparse.bin", &f), 0);
+	cr_expect_eq(e2map_fiemap(f, &fm), -EINVAL);
+	cr_expect_eq(fm.fm_mapped_extents, 0xdeadbeef);
+	cr_expect_eq(fm.fm_flags, 0x8);
+	fm.fm_extent_count = 0;
+	cr_expect_eq(e2map_fiemap(f, &fm), -EBADR);
+	cr_expect_eq(fm.fm_flags, 0x8);
+	cr_expect_eq(fm.fm_mapped_extents, 0);
+	e2map_file_close(f);
+	e2map_close(m);
+}
+
+Test(call_errors, null_handles_are_harmless)
+{
+	e2map_close(NULL);
+	e2map_file_close(NULL);
+	cr_expect_eq(e2map_lseek(NULL, 0, 0), -EINVAL);
+	cr_expect_eq(e2map_fiemap(NULL, NULL), -EINVAL);
+	cr_expect_str_not_empty(e2map_strerror(-EUCLEAN));
+}
+
+/* FIEMAP through a handle; returns the number of extents listed. */
+static unsigned list(e2map_file_t *f, struct fiemap_extent *out, unsigned n)
+{
+	struct fiemap *fm = calloc(1, sizeof(*fm) + n * sizeof(*out));
+	unsigned got;
+
+	cr_assert(fm);
+	fm->fm_length = ~0ULL;
+	fm->fm_extent_count = n;
+	cr_assert_eq(e2map_fiemap(f, fm), 0);
+	got = fm->fm_mapped_extents;
+	memcpy(out, fm->fm_extents, got * sizeof(*out));
+	free(fm);
+	return got;
+}
+
+Test(options, offset_shifts_the_filesystem)
+{
+	char *shifted = fixture_slice(img, 0, 1LL << 40, 1 << 20);
+	struct fiemap_extent a[64], b[64];
+	e2map_t *m1 = open_ok(img, NULL), *m2;
+	e2map_file_t *f1, *f2;
+	unsigned n;
+
+	cr_assert(shifted);
+	m2 = open_ok(shifted, "offset=1048576");
+	cr_assert_eq(e2map_file_open(m1, "/docs/big.dat", &f1), 0);
+	cr_assert_eq(e2map_file_open(m2, "/docs/big.dat", &f2), 0);
+	n = list(f1, a, 64);
+	cr_expect_gt(n, 0);
+	cr_expect_eq(list(f2, b, 64), n);
+	cr_expect_eq(memcmp(a, b, n * sizeof(a[0])), 0);
+	e2map_file_close(f1);
+	e2map_file_close(f2);
+	e2map_close(m1);
+	e2map_close(m2);
+	fixture_remove(shifted);
+}
+
+Test(options, warm_first_call_equals_cold_second_call, .timeout = 30)
+{
+	char *one = fixture_image("ext4-1k");
+	struct fiemap_extent a[64], b[64];
+	e2map_t *cold, *warm;
+	e2map_file_t *fc, *fw;
+	unsigned n;
+
+	cr_assert(one);
+	cold = open_ok(one, "cache=cold");
+	warm = open_ok(one, "cache=warm");
+	cr_assert_eq(e2map_file_open(cold, "/long_contig", &fc), 0);
+	cr_assert_eq(e2map_file_open(warm, "/long_contig", &fw), 0);
+	list(fc, a, 64);
+	n = list(fc, a, 64);
+	cr_expect_eq(list(fw, b, 64), n);
+	cr_expect_eq(memcmp(a, b, n * sizeof(a[0])), 0);
+	e2map_file_close(fc);
+	e2map_file_close(fw);
+	e2map_close(cold);
+	e2map_close(warm);
+	fixture_remove(one);
+}
+
+Test(readonly, image_without_write_permission_still_opens)
+{
+	e2map_t *m;
+
+	cr_assert_eq(chmod(img, 0444), 0);
+	m = open_ok(img, NULL);
+	cr_expect_eq(file_open_err(m, "/sparse.bin"), 0);
+	e2map_close(m);
+	chmod(img, 0600);
+}
+TestSuite(readonly, .init = setup_sample, .fini = teardown, .timeout = 30);
+TestSuite(options, .init = setup_sample, .fini = teardown, .timeout = 60);
+
+/* A lookup descends the tree: at most depth + 1 metadata blocks. */
+static void check_reads(const char *image, const char *path, unsigned depth)
+{
+	e2map_t *m = open_ok(image, NULL);
+	e2map_file_t *f;
+	uint64_t before;
+	int64_t r;
+
+	cr_assert_eq(e2map_file_open(m, path, &f), 0, "%s", path);
+	before = e2map_blocks_read(m);
+	r = e2map_lseek(f, 0, E2MAP_SEEK_DATA);
+	cr_expect_geq(r, 0, "%s: SEEK_DATA(0) = %lld", path, (long long)r);
+	cr_expect_leq(e2map_blocks_read(m) - before, depth + 1,
+		      "%s: %llu metadata reads for SEEK_DATA(0)", path,
+		      (unsigned long long)(e2map_blocks_read(m) - before));
+	e2map_file_close(f);
+	e2map_close(m);
+}
+
+Test(bounded, seek_data_reads_at_most_depth_plus_one, .timeout = 60)
+{
+	char *deep = fixture_image("ext4-deep");
+	char *four = fixture_image("ext4-4k");
+
+	cr_assert(deep && four);
+	check_reads(deep, "/deep3", 3);
+	check_reads(deep, "/deep2", 2);
+	check_reads(deep, "/deep_alternating", 2);
+	/* 16 TiB sparse file, one block at the end, depth 0: no reads. */
+	check_reads(four, "/maxbytes", 0);
+	check_reads(four, "/near_maxbytes_sparse", 1);
+	fixture_remove(deep);
+	fixture_remove(four);
+}
