@@ -89,8 +89,17 @@ struct e2map_stat {
 	uint64_t size;		/* i_size */
 	uint64_t blocks;	/* st_blocks, 512-byte units */
 	uint64_t maxbytes;	/* largest offset lseek accepts on it */
+	uint32_t flags;		/* inode flags as FS_IOC_GETFLAGS shows them */
 };
 E2MAP_API int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st);
+
+/* What statfs(2) on the mount would tell the tools. */
+struct e2map_statfs {
+	uint32_t type;		/* 0xEF53 */
+	uint32_t bsize;		/* block size */
+	uint64_t blocks;	/* blocks less the filesystem's own overhead */
+};
+E2MAP_API int e2map_statfs(e2map_t *m, struct e2map_statfs *st);
 
 /*
  * One mapping run as the kernel's block mapper reports it (through the

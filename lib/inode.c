@@ -11,6 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The inode flags FS_IOC_GETFLAGS reports (EXT4_FL_USER_VISIBLE). */
+#define FL_USER_VISIBLE 0x705BDFFFU
+
 static int parse_ino(e2map_t *m, const char *spec, ext2_ino_t *ino)
 {
 	char *end;
@@ -145,5 +148,6 @@ int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st)
 	st->size = f->size;
 	st->blocks = blocks;
 	st->maxbytes = f->maxbytes;
+	st->flags = in->i_flags & FL_USER_VISIBLE;
 	return 0;
 }

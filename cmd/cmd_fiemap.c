@@ -1,0 +1,429 @@
+/*
+ * `e2map fiemap`: what `xfs_io -r -c "fiemap [-a] [-l] [-v] [-n N] [off
+ * [len]]" FILE` prints, byte for byte (xfsprogs io/fiemap.c).  Like xfs_io
+ * it asks in batches of 32 extents with FIEMAP_FLAG_SYNC, resuming at the
+ * end of the last extent until one has FIEMAP_EXTENT_LAST (spec §10), all
+ * through one handle so later batches see the cache earlier ones left.
+ * Holes are not reported by FIEMAP: the lines for them come from the gaps,
+ * and the last one from min(range end, st_size).  Units are 512 bytes.
+ */
+#include "cmd.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXTENT_BATCH 32			/* io/fiemap.c EXTENT_BATCH */
+#define NO_RANGE_END UINT64_MAX		/* no LENGTH: map to the end */
+#define BB(bytes) ((uint64_t)(bytes) >> 9)	/* xfs_io's BTOBBT */
+
+struct fiemap_opts {
+	uint32_t flags;		/* FIEMAP_FLAG_SYNC, | XATTR for -a */
+	bool plain_len;		/* -l */
+	bool verbose;		/* -v */
+	int max;		/* -n: lines to print, -1 = all */
+	uint64_t start;
+	uint64_t range_end;	/* start + LENGTH, or NO_RANGE_END */
+	struct cmd_common co;
+};
+
+/* Column widths of the -v table, fixed from the first batch. */
+struct widths {
+	int foff, boff, tot, flg;
+};
+
+/* Where the walk is: what has been printed and where the next batch starts. */
+struct fiemap_walk {
+	struct widths w;
+	int cur;		/* lines printed so far (holes count) */
+	uint64_t last;		/* end of the last extent, bytes */
+	bool done;
+	struct json *json;	/* non-NULL: collect for --json instead */
+};
+
+static const struct {
+	uint32_t flag;
+	const char *name;
+} flag_names[] = {
+	{ FIEMAP_EXTENT_LAST, "LAST" },
+	{ FIEMAP_EXTENT_UNKNOWN, "UNKNOWN" },
+	{ FIEMAP_EXTENT_DELALLOC, "DELALLOC" },
+	{ FIEMAP_EXTENT_ENCODED, "ENCODED" },
+	{ FIEMAP_EXTENT_DATA_ENCRYPTED, "DATA_ENCRYPTED" },
+	{ FIEMAP_EXTENT_NOT_ALIGNED, "NOT_ALIGNED" },
+	{ FIEMAP_EXTENT_DATA_INLINE, "DATA_INLINE" },
+	{ FIEMAP_EXTENT_DATA_TAIL, "DATA_TAIL" },
+	{ FIEMAP_EXTENT_UNWRITTEN, "UNWRITTEN" },
+	{ FIEMAP_EXTENT_MERGED, "MERGED" },
+	{ FIEMAP_EXTENT_SHARED, "SHARED" },
+};
+
+void fiemap_help(void)
+{
+	printf("\n"
+"Prints the block mapping of PATH as xfs_io -r -c \"fiemap ...\" does on\n"
+"the mounted image: each extent, and the holes between them.  Offsets and\n"
+"blocks are in 512-byte units.  By default a line reads\n"
+"  extent: [startoffset..endoffset]: startblock..endblock\n"
+"with 'hole' in place of the blocks for holes.\n"
+"\n"
+"Examples:\n"
+"  e2map fiemap -v disk.img /f          the verbose table\n"
+"  e2map fiemap disk.img /f 1m 64k      the map of [1 MiB, 1 MiB + 64 KiB)\n"
+"\n"
+"  -a   map the extended-attribute block instead of the data\n"
+"  -l   also print each extent's length in 512-byte blocks\n"
+"  -n COUNT   print at most COUNT lines (extents and holes)\n"
+"  -v   the verbose table with flags\n"
+"  -h, --help       this help\n"
+"  --json           {\"file\",\"size\",\"block_size\",\"extents\":[{\"logical\","
+"\n                   \"physical\",\"length\",\"flags\",\"flag_names\"}]}, "
+"bytes\n"
+"  --offset BYTES   the filesystem starts at BYTES in IMAGE\n"
+"OFFSET and LENGTH take xfs_io's units (b = 4096, s = 512, k, m, g, ...).\n");
+}
+
+/* Digits of V in BASE (at least one), as xfsprogs' numlen. */
+static int numlen(uint64_t v, unsigned base)
+{
+	int len = 1;
+
+	while (v >= base) {
+		v /= base;
+		len++;
+	}
+	return len;
+}
+
+static int imax(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* io/fiemap.c calc_print_format: widths from the batch up to LAST. */
+static void calc_widths(const struct fiemap *fm, struct widths *w)
+{
+	char buf[64];
+
+	for (uint32_t i = 0; i < fm->fm_mapped_extents; i++) {
+		const struct fiemap_extent *e = &fm->fm_extents[i];
+		uint64_t l = BB(e->fe_logical), p = BB(e->fe_physical);
+		uint64_t n = BB(e->fe_length);
+
+		w->foff = imax(w->foff, snprintf(buf, sizeof(buf),
+			       "[%llu..%llu]", (unsigned long long)l,
+			       (unsigned long long)(l + n - 1)));
+		w->boff = imax(w->boff, snprintf(buf, sizeof(buf),
+			       "%llu..%llu", (unsigned long long)p,
+			       (unsigned long long)(p + n - 1)));
+		w->tot = imax(w->tot, numlen(n, 10));
+		w->flg = imax(w->flg, numlen(e->fe_flags, 16));
+		if (e->fe_flags & FIEMAP_EXTENT_LAST)
+			break;
+	}
+}
+
+static void print_hole(const struct fiemap_opts *o, const struct widths *w,
+		       int cur, uint64_t from, uint64_t to)
+{
+	char lbuf[64];
+
+	if (!o->verbose) {
+		printf("\t%d: [%llu..%llu]: hole", cur,
+		       (unsigned long long)from, (unsigned long long)(to - 1));
+		if (o->plain_len)
+			printf(" %llu blocks\n",
+			       (unsigned long long)(to - from));
+		else
+			printf("\n");
+		return;
+	}
+	snprintf(lbuf, sizeof(lbuf), "[%llu..%llu]:", (unsigned long long)from,
+		 (unsigned long long)(to - 1));
+	printf("%4d: %-*s %-*s %*llu\n", cur, w->foff, lbuf, w->boff, "hole",
+	       w->tot, (unsigned long long)(to - from));
+}
+
+static void print_extent(const struct fiemap_opts *o, const struct widths *w,
+			 int cur, const struct fiemap_extent *e)
+{
+	uint64_t l = BB(e->fe_logical), p = BB(e->fe_physical);
+	uint64_t n = BB(e->fe_length);
+	char lbuf[64], bbuf[64], fbuf[16];
+
+	if (!o->verbose) {
+		printf("\t%d: [%llu..%llu]: %llu..%llu", cur,
+		       (unsigned long long)l, (unsigned long long)(l + n - 1),
+		       (unsigned long long)p, (unsigned long long)(p + n - 1));
+		if (o->plain_len)
+			printf(" %llu blocks\n", (unsigned long long)n);
+		else
+			printf("\n");
+		return;
+	}
+	snprintf(lbuf, sizeof(lbuf), "[%llu..%llu]:", (unsigned long long)l,
+		 (unsigned long long)(l + n - 1));
+	snprintf(bbuf, sizeof(bbuf), "%llu..%llu", (unsigned long long)p,
+		 (unsigned long long)(p + n - 1));
+	snprintf(fbuf, sizeof(fbuf), "0x%x", e->fe_flags);
+	printf("%4d: %-*s %-*s %*llu %*s\n", cur, w->foff, lbuf, w->boff, bbuf,
+	       w->tot, (unsigned long long)n, w->flg, fbuf);
+}
+
+/*
+ * io/fiemap.c print_verbose/print_plain: the hole before E (if any), then
+ * E unless the line limit was reached.  Returns the lines printed.
+ */
+static int print_entry(const struct fiemap_opts *o, struct fiemap_walk *wk,
+		       const struct fiemap_extent *e)
+{
+	int cur = wk->cur, printed = 0;
+
+	if (o->verbose && cur == 0)
+		printf("%4s: %-*s %-*s %*s %*s\n", "EXT", wk->w.foff,
+		       "FILE-OFFSET", wk->w.boff, "BLOCK-RANGE", wk->w.tot,
+		       "TOTAL", wk->w.flg, "FLAGS");
+	if (BB(e->fe_logical) > BB(wk->last)) {
+		print_hole(o, &wk->w, cur++, BB(wk->last), BB(e->fe_logical));
+		printed++;
+	}
+	if (cur == o->max)
+		return printed;
+	print_extent(o, &wk->w, cur, e);
+	return printed + 1;
+}
+
+static void json_extent(struct json *j, const struct fiemap_extent *e)
+{
+	json_begin_object(j);
+	json_key(j, "logical");
+	json_u64(j, e->fe_logical);
+	json_key(j, "physical");
+	json_u64(j, e->fe_physical);
+	json_key(j, "length");
+	json_u64(j, e->fe_length);
+	json_key(j, "flags");
+	json_u64(j, e->fe_flags);
+	json_key(j, "flag_names");
+	json_begin_array(j);
+	for (size_t i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++)
+		if (e->fe_flags & flag_names[i].flag)
+			json_string(j, flag_names[i].name);
+	json_end_array(j);
+	json_end_object(j);
+}
+
+/* Handle one returned extent: print or collect it, then decide on more. */
+static void take_extent(const struct fiemap_opts *o, struct fiemap_walk *wk,
+			const struct fiemap_extent *e)
+{
+	if (wk->json) {
+		/* --json lists extents only, so -n counts extents. */
+		if (wk->cur == o->max) {
+			wk->done = true;
+			return;
+		}
+		json_extent(wk->json, e);
+		wk->cur++;
+	} else {
+		wk->cur += print_entry(o, wk, e);
+	}
+	wk->last = e->fe_logical + e->fe_length;
+	if ((e->fe_flags & FIEMAP_EXTENT_LAST) || wk->last >= o->range_end ||
+	    wk->cur == o->max)
+		wk->done = true;
+}
+
+/* One FS_IOC_FIEMAP of the walk; 0 when it mapped nothing, <0 on error. */
+static int one_batch(e2map_file_t *f, const struct fiemap_opts *o,
+		     struct fiemap_walk *wk, struct fiemap *fm)
+{
+	int err;
+
+	memset(fm, 0, sizeof(*fm) + EXTENT_BATCH * sizeof(fm->fm_extents[0]));
+	fm->fm_flags = o->flags;
+	fm->fm_start = wk->last;
+	fm->fm_length = o->range_end - wk->last;
+	fm->fm_extent_count = EXTENT_BATCH;
+	err = e2map_fiemap(f, fm);
+	if (err < 0)
+		return err;
+	for (uint32_t i = 0; i < fm->fm_mapped_extents && !wk->done; i++) {
+		if (o->verbose && wk->cur == 0 && i == 0)
+			calc_widths(fm, &wk->w);
+		take_extent(o, wk, &fm->fm_extents[i]);
+	}
+	return (int)fm->fm_mapped_extents;
+}
+
+static int walk(e2map_file_t *f, const struct fiemap_opts *o,
+		struct fiemap_walk *wk)
+{
+	struct fiemap *fm = malloc(sizeof(*fm) +
+				   EXTENT_BATCH * sizeof(fm->fm_extents[0]));
+	int n = 0;
+
+	if (!fm)
+		return -ENOMEM;
+	while (!wk->done && (n = one_batch(f, o, wk, fm)) > 0)
+		;
+	free(fm);
+	return n < 0 ? n : 0;
+}
+
+/* The trailing hole up to min(range end, st_size), as xfs_io after fstat. */
+static void finish_text(const struct fiemap_opts *o, struct fiemap_walk *wk,
+			uint64_t size)
+{
+	uint64_t end = o->range_end < size ? o->range_end : size;
+
+	if (wk->cur == o->max)
+		return;
+	if (wk->cur && wk->last < end)
+		print_hole(o, &wk->w, wk->cur, BB(wk->last), BB(end));
+}
+
+static int run_text(e2map_file_t *f, const struct fiemap_opts *o,
+		    const char *path, struct e2map_stat *st)
+{
+	struct fiemap_walk wk = { .w = { 16, 16, 5, 5 }, .last = o->start };
+	int err;
+
+	printf("%s:\n", path);
+	if ((err = walk(f, o, &wk)) < 0)
+		return err;
+	if (wk.cur == o->max)
+		return 0;	/* xfs_io does not even fstat then */
+	if ((err = e2map_file_stat(f, st)) < 0)
+		return err;
+	finish_text(o, &wk, st->size);
+	return 0;
+}
+
+/*
+ * --json: the same calls, but the document is built in memory first so
+ * that a failure leaves stdout empty rather than half a document.
+ */
+static int run_json(e2map_file_t *f, const struct fiemap_opts *o,
+		    const char *path, struct e2map_stat *st)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	struct json j;
+	struct fiemap_walk wk = { .last = o->start, .json = &j };
+	int err;
+
+	if (!mem)
+		return -ENOMEM;
+	json_init(&j, mem);
+	json_begin_array(&j);
+	err = walk(f, o, &wk);
+	json_end_array(&j);
+	fclose(mem);
+	if (!err)
+		err = e2map_file_stat(f, st);
+	if (!err) {
+		printf("{\"file\":");
+		json_init(&j, stdout);
+		json_string(&j, path);
+		printf(",\"size\":%llu,\"block_size\":%u,\"extents\":%s}\n",
+		       (unsigned long long)st->size, st->blksize, buf);
+	}
+	free(buf);
+	return err;
+}
+
+static int fiemap_one(const struct fiemap_opts *o, const char *image,
+		      const char *path)
+{
+	e2map_t *m = NULL;
+	e2map_file_t *f = NULL;
+	struct e2map_stat st;
+	int status, err;
+
+	status = cmd_open_image("fiemap", &o->co, image, &m);
+	if (status)
+		return status;
+	status = cmd_open_file("fiemap", m, image, path, &f);
+	if (!status) {
+		err = o->co.json ? run_json(f, o, path, &st)
+				 : run_text(f, o, path, &st);
+		if (err < 0)
+			status = cmd_fail_file("fiemap", image, path, err, m);
+	}
+	e2map_file_close(f);
+	e2map_close(m);
+	return status;
+}
+
+static const struct option fiemap_long[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "offset", required_argument, NULL, OPT_OFFSET },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Returns -1 to go on, else the exit status (help shown, usage error). */
+static int parse_opts(int argc, char **argv, struct fiemap_opts *o)
+{
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ahln:v", fiemap_long, NULL)) != -1) {
+		switch (c) {
+		case 'a': o->flags |= FIEMAP_FLAG_XATTR; break;
+		case 'l': o->plain_len = true; break;
+		case 'v': o->verbose = true; break;
+		case 'n':
+			if (cmd_parse_count(optarg, &o->max) < 0)
+				return cmd_usage_error("fiemap",
+					"invalid count '%s'", optarg);
+			break;
+		case OPT_JSON: o->co.json = true; break;
+		case OPT_OFFSET: o->co.offset = optarg; break;
+		case 'h':
+		case OPT_HELP: return fiemap_help(), 0;
+		default: return cmd_bad_option("fiemap", argv);
+		}
+	}
+	return -1;
+}
+
+/* OFFSET and LENGTH after IMAGE PATH; returns -1 to go on, else status. */
+static int parse_range(int argc, char **argv, struct fiemap_opts *o)
+{
+	int64_t v;
+
+	if (argc > 0) {
+		if (cmd_parse_num(argv[0], &v) < 0)
+			return cmd_usage_error("fiemap", "invalid offset '%s'",
+					       argv[0]);
+		o->start = (uint64_t)v;
+	}
+	if (argc > 1) {
+		if (cmd_parse_num(argv[1], &v) < 0)
+			return cmd_usage_error("fiemap", "invalid length '%s'",
+					       argv[1]);
+		o->range_end = o->start + (uint64_t)v;
+	}
+	return -1;
+}
+
+int cmd_fiemap(int argc, char **argv)
+{
+	struct fiemap_opts o = { .flags = FIEMAP_FLAG_SYNC, .max = -1,
+				 .range_end = NO_RANGE_END };
+	int status = parse_opts(argc, argv, &o);
+
+	if (status >= 0)
+		return status;
+	if (argc - optind < 2 || argc - optind > 4)
+		return cmd_usage("fiemap");
+	status = parse_range(argc - optind - 2, argv + optind + 2, &o);
+	if (status >= 0)
+		return status;
+	return fiemap_one(&o, argv[optind], argv[optind + 1]);
+}

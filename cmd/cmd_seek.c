@@ -1,0 +1,296 @@
+/*
+ * `e2map seek`: what `xfs_io -r -c "seek -a|-d|-h [-r] [-s] OFF" FILE`
+ * prints, byte for byte (xfsprogs io/seek.c): the first hole and/or data at
+ * or after OFF, alternating SEEK_HOLE / SEEK_DATA from each answer when -r
+ * asks for all of them.  The answers are collected first and printed after,
+ * so --json and the text table come from the same sequence of calls.
+ */
+#include "cmd.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { DATA, HOLE };			/* index into whence_names */
+#define WANT(kind) (1u << (kind))	/* -d → WANT(DATA), -h → WANT(HOLE) */
+
+static const char *const whence_names[] = { "DATA", "HOLE" };
+static const int whence_of[] = { E2MAP_SEEK_DATA, E2MAP_SEEK_HOLE };
+
+struct seek_opts {
+	unsigned want;		/* WANT() bits still to print */
+	bool repeat;		/* -r */
+	bool show_start;	/* -s */
+	struct cmd_common co;
+};
+
+/* One printed line: lseek(start, kind) gave result (< 0: -errno). */
+struct seek_line {
+	int kind;
+	int64_t start;
+	int64_t result;
+};
+
+struct seek_run {
+	struct seek_line *v;
+	size_t n, cap;
+	bool header;		/* the "Whence..." line is due */
+	bool bad;		/* a result that did not move forward */
+	struct seek_line bad_call;
+};
+
+void seek_help(void)
+{
+	printf("\n"
+"Prints the next data and/or hole offset at or after OFFSET in PATH, as\n"
+"xfs_io -r -c \"seek ...\" does on the mounted image.  There is an implied\n"
+"hole at end of file; past end of file, or with no data after OFFSET,\n"
+"the result is EOF.\n"
+"\n"
+"Examples:\n"
+"  e2map seek -d disk.img /f 512     offset of data at or after 512\n"
+"  e2map seek -a -r disk.img /f 0    all data and hole offsets of /f\n"
+"\n"
+"  -a   the next data and the next hole\n"
+"  -d   the next data\n"
+"  -h   the next hole (a lone -h, or --help, shows this help)\n"
+"  -r   all remaining entries of the chosen type(s)\n"
+"  -s   also print the offset each search started from\n"
+"  --json           {\"file\":..,\"results\":[{\"whence\":..,\"start\":..,"
+"\"offset\":N|null}]}\n"
+"  --offset BYTES   the filesystem starts at BYTES in IMAGE\n"
+"OFFSET takes xfs_io's units: 0x.. hex, 0.. octal, suffix b (4096), s (512),\n"
+"k, m, g, t, p, e.\n");
+}
+
+static int record(struct seek_run *run, int kind, int64_t start,
+		  int64_t result)
+{
+	if (run->n == run->cap) {
+		size_t cap = run->cap ? run->cap * 2 : 16;
+		struct seek_line *v = realloc(run->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		run->v = v;
+		run->cap = cap;
+	}
+	run->v[run->n++] = (struct seek_line){ kind, start, result };
+	return 0;
+}
+
+static int64_t do_seek(e2map_file_t *f, int64_t start, int kind)
+{
+	return e2map_lseek(f, start, whence_of[kind]);
+}
+
+/* The first answer: is OFF in a hole (when holes are wanted), else data. */
+static int first_answer(e2map_file_t *f, const struct seek_opts *o,
+			int64_t start, int64_t *res)
+{
+	if (o->want & WANT(HOLE)) {
+		*res = do_seek(f, start, HOLE);
+		if (*res == start || !(o->want & WANT(DATA)))
+			return HOLE;
+	}
+	*res = do_seek(f, start, DATA);
+	return DATA;
+}
+
+static void mark_bad(struct seek_run *run, int kind, int64_t start,
+		     int64_t res)
+{
+	run->bad = true;
+	run->bad_call = (struct seek_line){ kind, start, res };
+}
+
+/*
+ * io/seek.c's loop: print the current answer when its kind is wanted, stop
+ * at the first error or EOF (printing it only when it is the very first
+ * answer, or a real error), then search the other kind from the answer.
+ */
+static int run_seek(e2map_file_t *f, struct seek_opts *o, int64_t start,
+		    struct seek_run *run)
+{
+	unsigned want = o->want;
+	int64_t res;
+	int kind = first_answer(f, o, start, &res), err;
+
+	if (res >= 0 && res < start)
+		return mark_bad(run, kind, start, res), 0;
+	run->header = true;
+	for (int i = 0; want; i++) {
+		if (res < 0) {
+			if (res != -ENXIO || i == 0)
+				return record(run, kind, start, res);
+			return 0;
+		}
+		if ((want & WANT(kind)) &&
+		    (err = record(run, kind, start, res)) < 0)
+			return err;
+		if (!o->repeat)
+			want &= ~WANT(kind);
+		kind ^= 1;
+		start = res;
+		res = do_seek(f, start, kind);
+		if (res >= 0 && res <= start)
+			return mark_bad(run, kind, start, res), 0;
+	}
+	return 0;
+}
+
+static void print_line(const struct seek_opts *o, const struct seek_line *l)
+{
+	const char *name = whence_names[l->kind];
+
+	if (l->result == -ENXIO && o->show_start)
+		printf("%s\t%lld\tEOF\n", name, (long long)l->start);
+	else if (l->result == -ENXIO)
+		printf("%s\tEOF\n", name);
+	else if (l->result < 0)	/* xfs_io: this, then perror("") */
+		printf("ERR\t%lld\t", (long long)l->start);
+	else if (o->show_start)
+		printf("%s\t%lld\t%lld\n", name, (long long)l->start,
+		       (long long)l->result);
+	else
+		printf("%s\t%lld\n", name, (long long)l->result);
+}
+
+static void print_text(const struct seek_opts *o, const struct seek_run *run)
+{
+	if (run->header)
+		printf(o->show_start ? "Whence\tStart\tResult\n"
+				     : "Whence\tResult\n");
+	for (size_t i = 0; i < run->n; i++)
+		print_line(o, &run->v[i]);
+}
+
+static void print_json(const char *path, const struct seek_run *run)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_begin_object(&j);
+	json_key(&j, "file");
+	json_string(&j, path);
+	json_key(&j, "results");
+	json_begin_array(&j);
+	for (size_t i = 0; i < run->n; i++) {
+		const struct seek_line *l = &run->v[i];
+
+		json_begin_object(&j);
+		json_key(&j, "whence");
+		json_string(&j, whence_names[l->kind]);
+		json_key(&j, "start");
+		json_i64(&j, l->start);
+		json_key(&j, "offset");
+		if (l->result < 0)
+			json_null(&j);	/* EOF: lseek said ENXIO */
+		else
+			json_i64(&j, l->result);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_end_object(&j);
+	json_finish(&j);
+}
+
+/* Print the run; returns the exit status (1 for an error or bad result). */
+static int report(const struct seek_opts *o, const char *image,
+		  const char *path, const struct seek_run *run, e2map_t *m)
+{
+	const struct seek_line *last = run->n ? &run->v[run->n - 1] : NULL;
+	bool failed = last && last->result < 0 && last->result != -ENXIO;
+
+	if (!failed && !run->bad && o->co.json)
+		print_json(path, run);
+	else if (!o->co.json)
+		print_text(o, run);
+	if (failed)
+		return cmd_fail_file("seek", image, path, (int)last->result,
+				     m);
+	if (run->bad) {
+		cmd_errorf("seek: %s:%s: invalid seek result: lseek(<fd>, "
+			   "%lld, SEEK_%s) = %lld", image, path,
+			   (long long)run->bad_call.start,
+			   whence_names[run->bad_call.kind],
+			   (long long)run->bad_call.result);
+		return CMD_EXIT_FAIL;
+	}
+	return 0;
+}
+
+static int seek_one(struct seek_opts *o, const char *image, const char *path,
+		    int64_t start)
+{
+	struct seek_run run = { 0 };
+	e2map_t *m = NULL;
+	e2map_file_t *f = NULL;
+	int status, err;
+
+	status = cmd_open_image("seek", &o->co, image, &m);
+	if (status)
+		return status;
+	status = cmd_open_file("seek", m, image, path, &f);
+	if (!status) {
+		err = run_seek(f, o, start, &run);
+		status = err < 0 ? cmd_fail_file("seek", image, path, err, m)
+				 : report(o, image, path, &run, m);
+	}
+	free(run.v);
+	e2map_file_close(f);
+	e2map_close(m);
+	return status;
+}
+
+static const struct option seek_long[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "offset", required_argument, NULL, OPT_OFFSET },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Returns -1 to go on, else the exit status (help shown, usage error). */
+static int parse_opts(int argc, char **argv, struct seek_opts *o)
+{
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "adhrs", seek_long, NULL)) != -1) {
+		switch (c) {
+		case 'a': o->want |= WANT(DATA) | WANT(HOLE); break;
+		case 'd': o->want |= WANT(DATA); break;
+		case 'h': o->want |= WANT(HOLE); break;
+		case 'r': o->repeat = true; break;
+		case 's': o->show_start = true; break;
+		case OPT_JSON: o->co.json = true; break;
+		case OPT_OFFSET: o->co.offset = optarg; break;
+		case OPT_HELP: return seek_help(), 0;
+		default:
+			return cmd_bad_option("seek", argv);
+		}
+	}
+	return -1;
+}
+
+int cmd_seek(int argc, char **argv)
+{
+	struct seek_opts o = { 0 };
+	int64_t start;
+	int status;
+
+	/* -h means "hole" here, as in xfs_io; alone it can only mean help. */
+	if (argc == 2 && !strcmp(argv[1], "-h"))
+		return seek_help(), 0;
+	status = parse_opts(argc, argv, &o);
+	if (status >= 0)
+		return status;
+	if (!(o.want & (WANT(DATA) | WANT(HOLE))) || argc - optind != 3)
+		return cmd_usage("seek");
+	if (cmd_parse_num(argv[optind + 2], &start) < 0)
+		return cmd_usage_error("seek", "invalid offset '%s'",
+				       argv[optind + 2]);
+	return seek_one(&o, argv[optind], argv[optind + 1], start);
+}
