@@ -47,7 +47,7 @@ PROBE := $(BUILD)/tests/probe
 RUNNER := $(BUILD)/tests/runner
 PC := $(BUILD)/e2map.pc
 
-.PHONY: all run test check check-kernel install uninstall clean deps fuzz-smoke bench
+.PHONY: all run test check check-kernel install uninstall clean deps fuzz-smoke fuzz-seeds bench
 all: $(LIBA) $(LIBSO) $(E2MAP) $(PC)
 
 $(OBJ)/lib/%.o: lib/%.c
@@ -130,3 +130,21 @@ clean:
 		$(BUILD)/tests/runner $(BUILD)/tests/headertest.ok
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(TESTLIB_OBJS:.o=.d)
+
+# libFuzzer target over the check walk (clang).  fuzz-smoke: one minute.
+FUZZ := $(BUILD)/tests/fuzz/fuzz_check
+FUZZ_FLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined
+$(FUZZ): tests/fuzz/fuzz_check.c $(LIB_SRCS) lib/internal.h lib/e2map.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) $(EXT2_CFLAGS) -Ilib -o $@ tests/fuzz/fuzz_check.c \
+		$(LIB_SRCS) $(EXT2_LIBS)
+
+FUZZ_SEEDS := $(BUILD)/tests/fuzz/seeds
+fuzz-seeds:
+	@mkdir -p $(FUZZ_SEEDS)
+	scripts/fuzz-seeds.sh $(FUZZ_SEEDS)
+
+fuzz-smoke: $(FUZZ) fuzz-seeds
+	$(FUZZ) -max_total_time=$${FUZZ_SECONDS:-60} -timeout=10 -rss_limit_mb=2048 \
+		-max_len=4194304 $(FUZZ_SEEDS) testdata/fuzz

@@ -1,0 +1,185 @@
+#!/bin/bash
+# Live differential run against the kernel: N random images (default 50),
+# each built by mkfs and filled with real operations through a rw mount, then
+# recorded from the kernel (scripts/record.sh: probe --kernel-remount and the
+# xfs_io/filefrag goldens) and replayed through libe2map (probe --image) and
+# the CLI ($E2MAP).  Needs root and loop mounts; skips cleanly without them.
+#
+#   scripts/check-kernel.sh [N]
+#
+# Env: PROBE (tests/probe), E2MAP (cmd/e2map), SEED (random; printed, reuse
+# it to repeat a run), KEEP=1 keeps passing images too.  Failing images and
+# their diffs stay under /tmp/e2map-check-kernel/.
+set -uo pipefail
+export LC_ALL=C
+
+n=${1:-50}
+here=$(cd "$(dirname "$0")" && pwd)
+probe=${PROBE:-$here/../tests/probe}
+e2map=${E2MAP:-$here/../cmd/e2map}
+work=/tmp/e2map-check-kernel
+seed=${SEED:-$(( $(date +%s) % 100000 ))}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "check-kernel: skipped: cannot mount (not root)"
+	exit 0
+fi
+probe_dir=$(mktemp -d /tmp/oracle-ck.XXXXXX)
+truncate -s 4M "$probe_dir/t.img"
+if ! mkfs.ext4 -q -F "$probe_dir/t.img" >/dev/null 2>&1 ||
+   ! mkdir -p "$probe_dir/m" || ! mount -o loop,ro "$probe_dir/t.img" "$probe_dir/m" 2>/dev/null; then
+	rm -rf "$probe_dir"
+	echo "check-kernel: skipped: cannot mount (loop mounts not permitted)"
+	exit 0
+fi
+umount "$probe_dir/m"
+rm -rf "$probe_dir"
+
+[ -x "$probe" ] || { echo "check-kernel: no probe at $probe (make tests/probe)" >&2; exit 2; }
+goldens=1
+if [ ! -x "$e2map" ]; then
+	echo "check-kernel: warning: no CLI at $e2map: goldens not compared" >&2
+	goldens=0
+fi
+
+rm -rf "$work"
+mkdir -p "$work"
+echo "check-kernel: $n images, SEED=$seed, work in $work"
+RANDOM=$seed
+
+pick() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
+chance() { [ $((RANDOM % 100)) -lt "$1" ]; }
+
+# mkfs arguments for a random filesystem; sets fsdesc, extents, bsz.
+random_mkfs() {
+	local type feats=() o
+	type=$(pick ext2 ext3 ext4 ext4 ext4)
+	bsz=$(pick 1024 2048 4096)
+	extents=0
+	if [ "$type" = ext4 ]; then
+		extents=1
+		if chance 20; then feats+=("^extents"); extents=0; fi
+		chance 25 && feats+=("inline_data")
+		if [ $extents = 1 ] && chance 20; then feats+=("bigalloc"); fi
+		# A 64bit filesystem needs extents.
+		if [ $extents = 1 ] && chance 50; then feats+=("64bit"); else feats+=("^64bit"); fi
+		chance 25 && feats+=("^huge_file")
+		chance 50 && feats+=("metadata_csum") || feats+=("^metadata_csum")
+	fi
+	chance 20 && feats+=("^dir_index")
+	o=$(IFS=,; echo "${feats[*]}")
+	mkfs_args=(-q -F -t "$type" -b "$bsz" -E nodiscard)
+	[ -n "$o" ] && mkfs_args+=(-O "$o")
+	case ",$o," in *,bigalloc,*) mkfs_args+=(-C $((bsz * (RANDOM % 2 ? 4 : 16)))) ;; esac
+	fsdesc="$type bs=$bsz ${o:-default}"
+}
+
+# Random real operations on one file through xfs_io.
+random_file_ops() {
+	local f=$1 ops=() k nops off len
+	nops=$((2 + RANDOM % 14))
+	for ((k = 0; k < nops; k++)); do
+		off=$(( (RANDOM % 64) * bsz ))
+		chance 40 && off=$(( off + RANDOM % bsz ))
+		len=$(( (1 + RANDOM % 48) * bsz ))
+		chance 30 && len=$(( len + RANDOM % 1000 ))
+		case $((RANDOM % 13)) in
+		0|1|2) ops+=(-c "pwrite -S 0x$((RANDOM % 90 + 10)) $off $len") ;;
+		3) ops+=(-c "pwrite -S 0x61 $(( (RANDOM % 8 + 1) << (20 + RANDOM % 10) )) $bsz") ;;
+		4) ops+=(-c "falloc $off $len") ;;
+		5) ops+=(-c "falloc -k $off $len") ;;
+		6) ops+=(-c "fpunch $off $len") ;;
+		7) ops+=(-c "fzero $off $len") ;;
+		8) ops+=(-c "fcollapse $(( (RANDOM % 16) * 4 * bsz )) $(( (1 + RANDOM % 4) * 4 * bsz ))") ;;
+		9) ops+=(-c "finsert $(( (RANDOM % 16) * 4 * bsz )) $(( (1 + RANDOM % 4) * 4 * bsz ))") ;;
+		10) ops+=(-c "truncate $(( RANDOM % 200 * bsz / 2 + RANDOM % 3 ))") ;;
+		11) ops+=(-c "fsync" -c "pwrite -S 0x7a $off $bsz") ;;
+		12)	# Many small extents: an extent tree of depth >= 1.
+			local j stride=$((2 + RANDOM % 3)) cnt=$((5 + RANDOM % 250))
+			for ((j = 0; j < cnt; j++)); do
+				ops+=(-c "pwrite -S 0x$((j % 80 + 10)) $((off + j * stride * bsz)) $bsz")
+			done
+			chance 50 && ops+=(-c "fsync") ;;
+		esac
+	done
+	xfs_io -f "${ops[@]}" "$f" >/dev/null 2>&1 || true
+}
+
+populate() {
+	local m=$1 k nfiles j
+	nfiles=$((2 + RANDOM % 5))
+	for ((k = 0; k < nfiles; k++)); do
+		random_file_ops "$m/f$k"
+		if chance 30; then
+			setfattr -n user.s -v "v$RANDOM" "$m/f$k" 2>/dev/null || true
+		fi
+		if chance 20; then
+			setfattr -n user.big -v "$(head -c $((bsz / 2 + RANDOM % bsz)) /dev/zero | tr '\0' x)" "$m/f$k" 2>/dev/null || true
+		fi
+	done
+	chance 60 && printf 'tiny' > "$m/tiny" 2>/dev/null
+	chance 30 && printf '%0100d' 0 > "$m/small100" 2>/dev/null
+	chance 30 && : > "$m/empty"
+	if chance 50; then
+		mkdir -p "$m/dir"
+		for ((j = 0; j < 20 + RANDOM % 300; j++)); do
+			: > "$m/dir/entry-with-a-longish-name-$j"
+		done
+		random_file_ops "$m/dir/inner"
+	fi
+	chance 40 && ln -s f0 "$m/link" 2>/dev/null
+	true
+}
+
+passed=0
+failed=0
+for ((i = 1; i <= n; i++)); do
+	d=$work/$i
+	mkdir -p "$d/mnt"
+	img=$d/img$i.img
+	iseed=$RANDOM
+	random_mkfs
+	truncate -s $(( (16 + RANDOM % 49) << 20 )) "$img"
+	if ! mkfs "${mkfs_args[@]}" "$img" >"$d/mkfs.log" 2>&1; then
+		echo "image $i: mkfs failed ($fsdesc), not counted"
+		rm -rf "$d"
+		continue
+	fi
+	if ! mount -o loop "$img" "$d/mnt" 2>"$d/mount.log"; then
+		echo "image $i: rw mount failed ($fsdesc), not counted"
+		rm -rf "$d"
+		continue
+	fi
+	populate "$d/mnt"
+	umount "$d/mnt"
+	if ! SEED=$iseed GOLDENS=$([ $goldens = 1 ] && echo basic || echo none) \
+		MAXFILES=40 MAXEMPTY=2 MAXEXT=8 RANDOM_CALLS=32 GOLDEN_MAXFILES=20 \
+		PROBE=$probe "$here/record.sh" "$img" "$d" 2>"$d/record.log"; then
+		echo "image $i: FAIL ($fsdesc): recording failed, see $d/record.log"
+		failed=$((failed + 1))
+		continue
+	fi
+	bad=0
+	grep -v '^#' "$d/img$i.calls" > "$d/expected"
+	"$probe" --image "$img" < "$d/expected" > "$d/got" 2>"$d/probe.log"
+	if ! diff -u "$d/expected" "$d/got" > "$d/calls.diff"; then
+		bad=1
+	fi
+	if [ $goldens = 1 ] && ! "$probe" --golden "$d/img$i.golden" --image "$img" \
+		--e2map "$e2map" > "$d/golden.diff" 2>&1; then
+		bad=1
+	fi
+	if [ $bad = 0 ]; then
+		passed=$((passed + 1))
+		echo "image $i: ok ($fsdesc; $(grep -c '^open' "$d/expected") opens)"
+		[ "${KEEP:-0}" = 1 ] || rm -rf "$d"
+	else
+		failed=$((failed + 1))
+		echo "image $i: FAIL ($fsdesc): $d"
+		[ -s "$d/calls.diff" ] && grep -m 6 '^[-+][^-+]' "$d/calls.diff" | sed 's/^/    /'
+		[ -s "$d/golden.diff" ] && head -n 6 "$d/golden.diff" | sed 's/^/    /'
+	fi
+done
+rmdir "$work" 2>/dev/null || true
+echo "$passed passed, $failed failed"
+[ $failed = 0 ]

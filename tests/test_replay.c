@@ -1,0 +1,200 @@
+/*
+ * Replay every kernel recording in testdata/ (E2MAP_TESTDATA overrides):
+ * NAME.calls through libe2map, line by line, and NAME.golden through the
+ * CLI ($E2MAP), byte by byte, on a scratch copy of NAME.img.gz whose sha256
+ * must not change.  The expectations are the kernel's (scripts/record.sh).
+ * A .calls file may carry "# e2map-options: OPTS" for e2map_open.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "calls.h"
+
+struct replay_image {
+	char name[256];		/* NAME of NAME.calls; "" = none found */
+	char dir[1024];
+};
+
+static const char *testdata_dir(void)
+{
+	const char *d = getenv("E2MAP_TESTDATA");
+
+	return d && *d ? d : "testdata";
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_images(struct criterion_test_params *crp)
+{
+	cr_free(crp->params);
+}
+
+ParameterizedTestParameters(replay, image)
+{
+	const char *dir = testdata_dir();
+	struct replay_image *imgs;
+	char **names = NULL;
+	size_t n = 0, i;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name);
+
+		if (len <= 6 || strcmp(de->d_name + len - 6, ".calls") != 0 ||
+		    len - 6 >= sizeof(imgs->name))
+			continue;
+		names = realloc(names, (n + 1) * sizeof(*names));
+		names[n++] = strndup(de->d_name, len - 6);
+	}
+	if (d)
+		closedir(d);
+	qsort(names, n, sizeof(*names), cmp_names);
+	/* No recordings at all is a failure, not a pass: one empty entry. */
+	imgs = cr_calloc(n ? n : 1, sizeof(*imgs));
+	for (i = 0; i < n; i++) {
+		snprintf(imgs[i].name, sizeof(imgs[i].name), "%s", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	for (i = 0; i < (n ? n : 1); i++)
+		snprintf(imgs[i].dir, sizeof(imgs[i].dir), "%s", dir);
+	return cr_make_param_array(struct replay_image, imgs, n ? n : 1,
+				   free_images);
+}
+
+/* sha256 of PATH as 64 hex digits into OUT[65]; 0 or -1. */
+static int sha256_file(const char *path, char *out)
+{
+	char cmd[2048];
+	FILE *p;
+	int ok;
+
+	snprintf(cmd, sizeof(cmd), "sha256sum '%s'", path);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	ok = fscanf(p, "%64s", out) == 1;
+	return pclose(p) == 0 && ok && strlen(out) == 64 ? 0 : -1;
+}
+
+/* Scratch copy of DIR/NAME.img.gz (or DIR/NAME.img) into TMP. */
+static int scratch_image(const char *dir, const char *name, char *tmp,
+			 size_t tmplen)
+{
+	char src[2048], cmd[4096];
+	struct stat st;
+	int fd;
+
+	snprintf(tmp, tmplen, "/tmp/e2map-replay-XXXXXX");
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	snprintf(src, sizeof(src), "%s/%s.img.gz", dir, name);
+	if (stat(src, &st) == 0) {
+		snprintf(cmd, sizeof(cmd), "gzip -dc '%s' > '%s'", src, tmp);
+	} else {
+		snprintf(src, sizeof(src), "%s/%s.img", dir, name);
+		if (stat(src, &st) < 0)
+			return -1;
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, tmp);
+	}
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* "# e2map-options: OPTS" from the recording, or NULL. */
+static char *recorded_options(const char *text)
+{
+	const char *key = "# e2map-options:", *p = strstr(text, key);
+	size_t n;
+
+	if (!p || (p != text && p[-1] != '\n'))
+		return NULL;
+	p += strlen(key);
+	while (*p == ' ')
+		p++;
+	n = strcspn(p, "\r\n");
+	return n ? strndup(p, n) : NULL;
+}
+
+static void replay_calls(const struct replay_image *ri, const char *img)
+{
+	struct calls_backend *b = NULL;
+	struct calls_buf rep = { 0 };
+	char path[2048], *text, *opts;
+	int err, r;
+
+	snprintf(path, sizeof(path), "%s/%s.calls", ri->dir, ri->name);
+	text = calls_read_file(path, NULL);
+	cr_assert(text, "%s: %s", path, strerror(errno));
+	opts = recorded_options(text);
+	err = calls_e2map_new(img, opts, &b);
+	cr_assert(err == 0, "%s: e2map_open(%s) failed: %s", path,
+		  opts ? opts : "NULL", calls_errname(err));
+	r = calls_replay(b, path, text, &rep, 5);
+	cr_expect(r == 0, "%s differs from the kernel:\n%s", path,
+		  rep.s ? rep.s : "");
+	calls_backend_free(b);
+	calls_buf_free(&rep);
+	free(opts);
+	free(text);
+}
+
+static void replay_golden(const struct replay_image *ri, const char *img)
+{
+	struct calls_buf rep = { 0 };
+	const char *e2map = getenv("E2MAP");
+	char path[2048], *text;
+	size_t len;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/%s.golden", ri->dir, ri->name);
+	text = calls_read_file(path, &len);
+	if (!text)
+		return;		/* goldens are optional per image */
+	cr_assert(e2map && *e2map, "E2MAP (path of the CLI) is not set");
+	r = calls_golden_replay(e2map, img, path, text, len, &rep, 5);
+	cr_expect(r == 0, "%s differs from the kernel tools:\n%s", path,
+		  rep.s ? rep.s : "");
+	calls_buf_free(&rep);
+	free(text);
+}
+
+static char img[64];
+
+static void remove_scratch(void)
+{
+	if (img[0])
+		unlink(img);
+}
+
+ParameterizedTest(struct replay_image *ri, replay, image, .timeout = 600,
+		  .fini = remove_scratch)
+{
+	char before[65], after[65];
+
+	cr_assert(ri->name[0], "no recordings: %s/*.calls not found "
+		  "(set E2MAP_TESTDATA or record with scripts/record.sh)",
+		  ri->dir);
+	cr_log_info("replay: %s/%s", ri->dir, ri->name);
+	cr_assert(scratch_image(ri->dir, ri->name, img, sizeof(img)) == 0,
+		  "%s/%s: no image NAME.img.gz to go with the .calls", ri->dir,
+		  ri->name);
+	cr_assert(sha256_file(img, before) == 0, "sha256sum %s failed", img);
+	replay_calls(ri, img);
+	replay_golden(ri, img);
+	cr_expect(sha256_file(img, after) == 0 && strcmp(before, after) == 0,
+		  "%s: the image changed during the replay", ri->name);
+}
