@@ -100,6 +100,7 @@ run: deps all
 	scripts/run-sample.sh $(E2MAP)
 
 check: all $(PROBE) $(RUNNER) $(BUILD)/tests/headertest.ok
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) $(RUNNER) --jobs 2
 
 test: deps
@@ -146,5 +147,6 @@ fuzz-seeds:
 	scripts/fuzz-seeds.sh $(FUZZ_SEEDS)
 
 fuzz-smoke: $(FUZZ) fuzz-seeds
+	@mkdir -p testdata/fuzz
 	$(FUZZ) -max_total_time=$${FUZZ_SECONDS:-60} -timeout=10 -rss_limit_mb=2048 \
 		-max_len=4194304 $(FUZZ_SEEDS) testdata/fuzz
