@@ -133,6 +133,9 @@ populate() {
 
 passed=0
 failed=0
+total_calls=0
+total_opens=0
+total_golden=0
 for ((i = 1; i <= n; i++)); do
 	d=$work/$i
 	mkdir -p "$d/mnt"
@@ -161,6 +164,12 @@ for ((i = 1; i <= n; i++)); do
 	fi
 	bad=0
 	grep -v '^#' "$d/img$i.calls" > "$d/expected"
+	ncalls=$(grep -cE '^(open|lseek|fiemap) ' "$d/expected")
+	nopens=$(grep -c '^open ' "$d/expected")
+	ngold=$( [ $goldens = 1 ] && grep -c '^\$ ' "$d/img$i.golden" || echo 0)
+	total_calls=$((total_calls + ncalls))
+	total_opens=$((total_opens + nopens))
+	total_golden=$((total_golden + ngold))
 	"$probe" --image "$img" < "$d/expected" > "$d/got" 2>"$d/probe.log"
 	if ! diff -u "$d/expected" "$d/got" > "$d/calls.diff"; then
 		bad=1
@@ -171,7 +180,7 @@ for ((i = 1; i <= n; i++)); do
 	fi
 	if [ $bad = 0 ]; then
 		passed=$((passed + 1))
-		echo "image $i: ok ($fsdesc; $(grep -c '^open' "$d/expected") opens)"
+		echo "image $i: ok ($fsdesc; $ncalls calls, $nopens fresh mounts, $ngold CLI outputs)"
 		[ "${KEEP:-0}" = 1 ] || rm -rf "$d"
 	else
 		failed=$((failed + 1))
@@ -181,5 +190,6 @@ for ((i = 1; i <= n; i++)); do
 	fi
 done
 rmdir "$work" 2>/dev/null || true
+echo "compared: $total_calls calls on $total_opens fresh mounts, $total_golden CLI outputs"
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]
