@@ -19,7 +19,8 @@
  *
  * Golden entries: "$ ARGV\tNBYTES\tEXIT\n" then NBYTES bytes of stdout; ARGV
  * is the e2map command line split on single spaces, the token IMAGE standing
- * for the image path.
+ * for the image path.  stdout must match byte for byte; EXIT is the tool's
+ * status, which e2map maps to its own (1 and one stderr line on error).
  */
 #ifndef E2MAP_TESTS_CALLS_H
 #define E2MAP_TESTS_CALLS_H
