@@ -60,6 +60,11 @@ void calls_buf_free(struct calls_buf *b);
 int calls_parse(const char *line, struct calls_call *c, char *err,
 		size_t errlen);
 
+/* The call part of C's line, "open /a = " style, without the result. */
+void calls_format_call(struct calls_buf *b, const struct calls_call *c);
+/* A result: the number, or -ENAME for a negative errno. */
+void calls_format_ret(struct calls_buf *b, int64_t ret);
+
 /* "ENXIO" for ENXIO, "E123" for unknown numbers. */
 const char *calls_errname(int err);
 
