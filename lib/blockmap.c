@@ -67,7 +67,7 @@ static int check_array(e2map_file_t *f, const unsigned char *a, uint32_t n)
 
 	for (i = 0; i < n; i++) {
 		blk = le32(a + 4 * i);
-		if (blk && !e2map__block_valid(f->m, blk, 1))
+		if (blk && !e2map__inode_block_valid(f, blk, 1))
 			return bad_pointer(f, blk);
 	}
 	return 0;
@@ -80,13 +80,34 @@ int e2map__blockmap_check_root(e2map_file_t *f)
 }
 
 /*
+ * ext4_get_branch checks an indirect block only when it first reads it
+ * (a buffer already up to date is trusted), and fails that read with
+ * -EIO; the handle's block set stands for the mount's buffer cache.
+ */
+static int read_indirect(e2map_file_t *f, uint32_t blk)
+{
+	int err = 0;
+	bool first;
+
+	if ((err = e2map__read_block(f->m, blk, f->buf)) < 0)
+		return err;
+	first = e2map__blkset_add(&f->leaves, blk, &err);
+	if (err < 0)
+		return err;
+	if (first && check_array(f, f->buf, f->m->bs / 4) < 0)
+		return e2map__fail(f->m, -EIO, "inode %u: indirect block %u "
+				   "holds an invalid pointer", f->ino, blk);
+	return 0;
+}
+
+/*
  * ext4_get_branch: follow P down.  Returns the level whose pointer is zero
  * (P->depth when the whole chain exists); *ARR is the last array reached.
  */
 static int get_branch(e2map_file_t *f, const struct path *p,
 		      const unsigned char **arr, unsigned *level)
 {
-	uint32_t ppb = f->m->bs / 4, blk;
+	uint32_t blk;
 	unsigned i;
 	int err;
 
@@ -95,8 +116,7 @@ static int get_branch(e2map_file_t *f, const struct path *p,
 		blk = le32(*arr + 4 * p->off[i]);
 		if (!blk || i + 1 == p->depth)
 			break;
-		if ((err = e2map__read_block(f->m, blk, f->buf)) < 0 ||
-		    (err = check_array(f, f->buf, ppb)) < 0)
+		if ((err = read_indirect(f, blk)) < 0)
 			return err;
 		*arr = f->buf;
 	}

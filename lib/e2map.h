@@ -56,8 +56,12 @@ E2MAP_API void e2map_close(e2map_t *m);
  * Open the inode at PATH: "/dir/file" (symlinks followed in every component
  * but the last) or "<INO>" (debugfs notation).  A symlink as the last
  * component gives -ELOOP, as open(O_NOFOLLOW) does; a missing name -ENOENT;
- * a non-directory in the middle -ENOTDIR.  Each handle starts as the first
- * open after a fresh mount: a cold extent-status cache.
+ * a non-directory in the middle -ENOTDIR; corrupted metadata on the way
+ * -EUCLEAN (-EBADMSG for a bad checksum); an encrypted file -ENOKEY (the
+ * kernel has no key either), -EINVAL or -ENODATA for a bad or missing
+ * encryption context, -EPERM for one that differs from its directory's;
+ * a name too long -ENAMETOOLONG.  Each handle starts as the first open
+ * after a fresh mount: a cold extent-status cache.
  */
 E2MAP_API int e2map_file_open(e2map_t *m, const char *path,
 			      e2map_file_t **out);

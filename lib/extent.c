@@ -16,6 +16,8 @@
 #define ENTRY 12
 #define ROOT_MAX 4
 #define INIT_MAX_LEN 32768U
+/* __ext4_ext_check refuses deeper nodes ("too large eh_depth"). */
+#define MAX_CHECKED_DEPTH 32
 
 /* A node (root or block) seen through its header; entries follow it. */
 struct node {
@@ -90,7 +92,7 @@ static const char *check_entries(e2map_file_t *f, const struct node *n,
 		return "first key differs from the parent's";
 	for (i = 0; i < n->entries; i++) {
 		if (n->depth) {
-			if (!e2map__block_valid(f->m, idx_child(n, i), 1))
+			if (!e2map__inode_block_valid(f, idx_child(n, i), 1))
 				return "index points outside the data area";
 			if (idx_key(n, i) < cur)
 				return "index keys out of order";
@@ -98,7 +100,7 @@ static const char *check_entries(e2map_file_t *f, const struct node *n,
 			continue;
 		}
 		get_extent(n, i, &e);
-		if (!e.len || !e2map__block_valid(f->m, e.pblk, e.len) ||
+		if (!e.len || !e2map__inode_block_valid(f, e.pblk, e.len) ||
 		    (uint64_t)e.lblk + e.len > E2MAP_MAX_BLOCKS + 1)
 			return "bad extent";
 		if (e.lblk < cur)
@@ -127,7 +129,7 @@ static int check_node(e2map_file_t *f, const struct node *n, unsigned depth,
 		why = "index node without entries";
 	else
 		why = check_entries(f, n, root, key);
-	if (!why && depth > 32)
+	if (!why && depth > MAX_CHECKED_DEPTH)
 		why = "depth too large";
 	if (why)
 		return corrupt(f, pblk, why);
@@ -300,14 +302,16 @@ int e2map__extent_map(e2map_file_t *f, uint32_t lblk, uint32_t n,
 }
 
 /*
- * ext4_ext_precache: read every leaf and cache it, verified or not.
+ * ext4_ext_precache: read every leaf and cache it, verified or not, at
+ * any depth the root check let through (an ext4_find_extent lookup stops
+ * at EXT4_MAX_EXTENT_DEPTH; this walk does not).
  * FORCE_ROOT also caches a depth-0 root (cache=warm); the kernel's
  * FIEMAP_FLAG_CACHE leaves a depth-0 tree alone.
  */
 int e2map__extent_precache(e2map_file_t *f, bool force_root)
 {
-	struct node path[E2MAP_MAX_DEPTH + 1];
-	unsigned next[E2MAP_MAX_DEPTH + 1];
+	struct node path[MAX_CHECKED_DEPTH + 1];
+	unsigned next[MAX_CHECKED_DEPTH + 1];
 	unsigned char *bufs;
 	uint64_t pblk;
 	int level = 0, err = 0;
@@ -315,8 +319,9 @@ int e2map__extent_precache(e2map_file_t *f, bool force_root)
 	node_init(&path[0], (const unsigned char *)f->inode->i_block);
 	if (path[0].depth == 0)
 		return force_root ? cache_leaf(f, &path[0]) : 0;
-	if (path[0].depth > E2MAP_MAX_DEPTH)
-		return corrupt(f, 0, "tree deeper than the kernel allows");
+	/* No EXT4_MAX_EXTENT_DEPTH limit here: ext4_ext_precache has none. */
+	if (path[0].depth > MAX_CHECKED_DEPTH)
+		return corrupt(f, 0, "depth too large");
 	if (!(bufs = malloc((size_t)f->m->bs * path[0].depth)))
 		return -ENOMEM;
 	next[0] = 0;

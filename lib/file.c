@@ -6,6 +6,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,16 +23,31 @@ static int check_type(e2map_file_t *f)
 	return 0;
 }
 
-/* ext4_inode_is_fast_symlink: the target lives in i_block, no blocks. */
-static bool fast_symlink(const e2map_file_t *f)
+/* ext4_inode_blocks: i_blocks in 512-byte units. */
+static uint64_t inode_blocks(const e2map_file_t *f)
 {
 	const struct ext2_inode_large *in = f->inode;
+	uint64_t blocks = in->i_blocks;
+
+	if (!ext2fs_has_feature_huge_file(f->m->fs->super))
+		return blocks;
+	blocks |= (uint64_t)in->osd2.linux2.l_i_blocks_hi << 32;
+	return (in->i_flags & EXT4_HUGE_FILE_FL) ? blocks << (f->m->bits - 9) :
+						    blocks;
+}
+
+/* ext4_inode_is_fast_symlink: the target lives in i_block, no blocks. */
+bool e2map__fast_symlink(const e2map_file_t *f)
+{
 	uint64_t ea = f->file_acl ? EXT2FS_CLUSTER_RATIO(f->m->fs) *
 		      (f->m->bs >> 9) : 0;
 
 	if (ext2fs_has_feature_ea_inode(f->m->fs->super))
-		return f->size && f->size < EXT2_N_BLOCKS * 4;
-	return in->i_blocks == ea;
+		return LINUX_S_ISLNK(f->inode->i_mode) && f->size &&
+		       f->size < EXT2_N_BLOCKS * 4;
+	if (f->src == SRC_INLINE)
+		return false;
+	return inode_blocks(f) == ea;
 }
 
 /*
@@ -43,8 +59,6 @@ static int pick_source(e2map_file_t *f)
 {
 	uint32_t flags = f->inode->i_flags;
 	uint16_t mode = f->inode->i_mode;
-	bool check = LINUX_S_ISREG(mode) || LINUX_S_ISDIR(mode) ||
-		     (LINUX_S_ISLNK(mode) && !fast_symlink(f));
 
 	f->maxbytes = (flags & EXT4_EXTENTS_FL) ? f->m->s_maxbytes :
 			f->m->s_bitmap_maxbytes;
@@ -53,13 +67,66 @@ static int pick_source(e2map_file_t *f)
 		return 0;
 	}
 	f->src = (flags & EXT4_EXTENTS_FL) ? SRC_EXTENT : SRC_BLOCKMAP;
-	if (!check)
+	if (!LINUX_S_ISREG(mode) && !LINUX_S_ISDIR(mode) &&
+	    !(LINUX_S_ISLNK(mode) && !e2map__fast_symlink(f)))
 		return 0;
 	return f->src == SRC_EXTENT ? e2map__extent_check_root(f) :
 				      e2map__blockmap_check_root(f);
 }
 
-static int file_init(e2map_t *m, ext2_ino_t ino, bool by_number,
+/*
+ * __ext4_iget's symlink checks: no append/immutable flag, and a fast
+ * symlink's length must match its NUL-terminated target (unencrypted).
+ */
+static int check_symlink(e2map_file_t *f)
+{
+	uint32_t flags = f->inode->i_flags;
+	const char *target = (const char *)f->inode->i_block;
+
+	if (flags & (EXT2_APPEND_FL | EXT2_IMMUTABLE_FL))
+		return e2map__fail(f->m, -EUCLEAN, "inode %u: immutable or "
+				   "append flag on a symlink", f->ino);
+	if ((flags & EXT4_ENCRYPT_FL) || !e2map__fast_symlink(f))
+		return 0;
+	if (!f->size || f->size >= EXT2_N_BLOCKS * 4 ||
+	    strnlen(target, f->size + 1) != f->size)
+		return e2map__fail(f->m, -EUCLEAN, "inode %u: invalid fast "
+				   "symlink length %" PRIu64, f->ino, f->size);
+	return 0;
+}
+
+/*
+ * The rest of __ext4_iget: the mode must be a known type (even for the
+ * boot loader inode, made bad and then refused), casefolding
+ * needs the feature, and an EA inode is never reached by name
+ * (check_igot_inode).
+ */
+static int check_mode(e2map_file_t *f)
+{
+	uint16_t mode = f->inode->i_mode;
+	uint32_t flags = f->inode->i_flags;
+	int err;
+
+	if (LINUX_S_ISLNK(mode) && (err = check_symlink(f)) < 0)
+		return err;
+	if (!LINUX_S_ISREG(mode) && !LINUX_S_ISDIR(mode) &&
+	    !LINUX_S_ISLNK(mode) && !LINUX_S_ISCHR(mode) &&
+	    !LINUX_S_ISBLK(mode) && !LINUX_S_ISFIFO(mode) &&
+	    !LINUX_S_ISSOCK(mode))
+		return e2map__fail(f->m, -EUCLEAN, "inode %u: bogus i_mode "
+				   "%o", f->ino, mode);
+	if ((flags & EXT4_CASEFOLD_FL) &&
+	    !ext2fs_has_feature_casefold(f->m->fs->super))
+		return e2map__fail(f->m, -EUCLEAN, "inode %u: casefold flag "
+				   "without casefold feature", f->ino);
+	if (flags & EXT4_EA_INODE_FL)
+		return e2map__fail(f->m, -EUCLEAN, "inode %u: unexpected "
+				   "EA_INODE flag", f->ino);
+	return 0;
+}
+
+/* __ext4_iget: a checked in-memory inode, whatever its type. */
+static int iget_init(e2map_t *m, ext2_ino_t ino, bool by_number,
 		     e2map_file_t *f)
 {
 	int err;
@@ -69,20 +136,54 @@ static int file_init(e2map_t *m, ext2_ino_t ino, bool by_number,
 	if (!(f->buf = malloc(m->bs)))
 		return -ENOMEM;
 	if ((err = e2map__inode_load(f, by_number)) < 0 ||
-	    (err = pick_source(f)) < 0 || (err = check_type(f)) < 0)
+	    (err = pick_source(f)) < 0)
 		return err;
-	return m->warm ? e2map__warm(f) : 0;
+	return check_mode(f);
 }
 
-static int file_new(e2map_t *m, ext2_ino_t ino, bool by_number,
+int e2map__iget(e2map_t *m, ext2_ino_t ino, bool by_number,
+		e2map_file_t **out)
+{
+	e2map_file_t *f;
+	int err;
+
+	*out = NULL;
+	if (!(f = calloc(1, sizeof(*f))))
+		return -ENOMEM;
+	if ((err = iget_init(m, ino, by_number, f)) < 0) {
+		e2map_file_close(f);
+		return err;
+	}
+	*out = f;
+	return 0;
+}
+
+/* The open itself (ext4_file_open, ext4_dir_open), PARENT 0 by number. */
+static int open_checks(e2map_file_t *f, ext2_ino_t parent)
+{
+	e2map_file_t *dir = NULL;
+	int err;
+
+	if ((err = check_type(f)) < 0)
+		return err;
+	if (parent && (err = e2map__iget(f->m, parent, false, &dir)) < 0)
+		return err;
+	err = e2map__crypt_open(f, dir);
+	e2map_file_close(dir);
+	return err;
+}
+
+/* open(2) on top of the inode: only files and directories; cache=warm. */
+static int file_new(e2map_t *m, ext2_ino_t ino, ext2_ino_t parent,
 		    e2map_file_t **out)
 {
 	e2map_file_t *f;
 	int err;
 
-	if (!(f = calloc(1, sizeof(*f))))
-		return -ENOMEM;
-	if ((err = file_init(m, ino, by_number, f)) < 0) {
+	if ((err = e2map__iget(m, ino, !parent, &f)) < 0)
+		return err;
+	if ((err = open_checks(f, parent)) < 0 ||
+	    (m->warm && (err = e2map__warm(f)) < 0)) {
 		e2map_file_close(f);
 		return err;
 	}
@@ -99,12 +200,12 @@ int e2map_file_open_ino(e2map_t *m, uint64_t ino, e2map_file_t **out)
 	if (ino < 1 || ino > m->fs->super->s_inodes_count)
 		return e2map__fail(m, -ENOENT, "inode %llu is out of range",
 				   (unsigned long long)ino);
-	return file_new(m, (ext2_ino_t)ino, true, out);
+	return file_new(m, (ext2_ino_t)ino, 0, out);
 }
 
 int e2map_file_open(e2map_t *m, const char *path, e2map_file_t **out)
 {
-	ext2_ino_t ino;
+	ext2_ino_t ino, parent;
 	int err;
 
 	*out = NULL;
@@ -113,9 +214,9 @@ int e2map_file_open(e2map_t *m, const char *path, e2map_file_t **out)
 	m->errmsg[0] = '\0';
 	if (!*path)
 		return e2map__fail(m, -ENOENT, "empty path");
-	if ((err = e2map__lookup(m, path, &ino)) < 0)
+	if ((err = e2map__lookup(m, path, &ino, &parent)) < 0)
 		return err;
-	return file_new(m, ino, path[0] == '<', out);
+	return file_new(m, ino, parent, out);
 }
 
 void e2map_file_close(e2map_file_t *f)
@@ -129,10 +230,25 @@ void e2map_file_close(e2map_file_t *f)
 	free(f);
 }
 
+/*
+ * ext4_map_blocks' check_block_validity: a written mapping, from the
+ * cache or the disk, must not reach outside the data area or into the
+ * system zone.
+ */
+static int check_mapped(e2map_file_t *f, const struct es_entry *r)
+{
+	if (r->kind != E2MAP_RUN_DATA ||
+	    e2map__inode_block_valid(f, r->pblk, r->len))
+		return 0;
+	return e2map__fail(f->m, -EUCLEAN, "inode %u: block %u mapped to "
+			   "illegal block %" PRIu64, f->ino, r->lblk, r->pblk);
+}
+
 int e2map__map_blocks(e2map_file_t *f, uint32_t lblk, uint32_t n,
 		      struct es_entry *out)
 {
 	struct es_entry hit;
+	int err;
 
 	if (n > INT32_MAX)
 		n = INT32_MAX;
@@ -143,11 +259,13 @@ int e2map__map_blocks(e2map_file_t *f, uint32_t lblk, uint32_t n,
 		out->len = left < n ? (uint32_t)left : n;
 		out->pblk = hit.pblk + (lblk - hit.lblk);
 		out->kind = hit.kind;
-		return 0;
+		return check_mapped(f, out);
 	}
 	if (f->src == SRC_EXTENT)
-		return e2map__extent_map(f, lblk, n, out);
-	return e2map__blockmap_map(f, lblk, n, out);
+		err = e2map__extent_map(f, lblk, n, out);
+	else
+		err = e2map__blockmap_map(f, lblk, n, out);
+	return err < 0 ? err : check_mapped(f, out);
 }
 
 /* The inline mapping: all of it, or -ENOENT at or past its end. */

@@ -124,6 +124,10 @@ int e2map_open(const char *image, const char *options, e2map_t **out)
 		return err;
 	}
 	set_limits(m);
+	if ((err = e2map__zone_setup(m)) < 0) {
+		e2map_close(m);
+		return err;
+	}
 	*out = m;
 	return 0;
 }
@@ -135,6 +139,7 @@ void e2map_close(e2map_t *m)
 	/* ext2fs_free, not ext2fs_close: nothing may ever be flushed. */
 	if (m->fs)
 		ext2fs_free(m->fs);
+	e2map__zone_free(m);
 	free(m);
 }
 

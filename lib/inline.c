@@ -12,6 +12,7 @@
 #define XATTR_INDEX_SYSTEM 7
 #define MIN_INLINE_DATA_SIZE 60	/* i_block */
 #define I_BLOCK_OFFSET 40	/* offsetof(struct ext4_inode, i_block) */
+#define XATTR_SIZE_MAX (1U << 24)
 
 struct ibody_entry {
 	uint8_t name_len;
@@ -56,14 +57,16 @@ static size_t entry_size(const unsigned char *p)
 
 /*
  * The end of the entry table (offset of the 4-byte terminator), or 0 when
- * an entry runs past the area: xattr_check_inode's name pass.
+ * an entry runs past the area or a name holds a NUL: check_xattrs' name
+ * pass.
  */
 static size_t table_end(const unsigned char *base, size_t size)
 {
 	size_t pos = 0;
 
 	while (pos + 4 <= size && get_le32(base + pos) != 0) {
-		if (pos + 16 > size || pos + entry_size(base + pos) >= size)
+		if (pos + 16 > size || pos + entry_size(base + pos) >= size ||
+		    memchr(base + pos + 16, 0, base[pos]))
 			return 0;
 		pos += entry_size(base + pos);
 	}
@@ -81,6 +84,22 @@ static bool value_ok(const struct ibody_entry *e, size_t tend, size_t size)
 	       padded <= size - e->value_offs;
 }
 
+/* check_xattrs on an EA inode reference: feature, number, size. */
+static bool ea_inode_ok(const e2map_file_t *f, const struct ibody_entry *e)
+{
+	struct ext2_super_block *sb = f->m->fs->super;
+
+	if (!e->value_inum)
+		return true;
+	if (!ext2fs_has_feature_ea_inode(sb))
+		return false;
+	/* ext4_valid_inum, the root excluded */
+	if (e->value_inum < EXT2_FIRST_INO(sb) ||
+	    e->value_inum > sb->s_inodes_count)
+		return false;
+	return e->value_size != 0;
+}
+
 /* Check an area of SIZE bytes (after the magic) at BASE; find system.data. */
 static int scan_entries(e2map_file_t *f, const unsigned char *base, size_t size)
 {
@@ -91,15 +110,15 @@ static int scan_entries(e2map_file_t *f, const unsigned char *base, size_t size)
 		return bad_entry(f);
 	for (pos = 0; pos < tend; pos += entry_size(base + pos)) {
 		get_entry(base + pos, &e);
-		if (!value_ok(&e, tend, size))
-			return bad_entry(f);
-		if (e.value_inum && !ext2fs_has_feature_ea_inode(f->m->fs->super))
+		if (!ea_inode_ok(f, &e) || e.value_size > XATTR_SIZE_MAX ||
+		    !value_ok(&e, tend, size))
 			return bad_entry(f);
 		if (!is_system_data(&e, base + pos))
 			continue;
 		if (e.value_inum)
 			return bad_entry(f);
 		f->inline_size = MIN_INLINE_DATA_SIZE + e.value_size;
+		f->inline_value = (uint32_t)(base - f->raw) + e.value_offs;
 	}
 	return 0;
 }
@@ -111,7 +130,8 @@ int e2map__ibody_scan(e2map_file_t *f)
 
 	f->inline_size = 0;
 	f->xattr_in_inode = false;
-	if (isize <= EXT2_GOOD_OLD_INODE_SIZE)
+	/* __ext4_iget looks for in-inode xattrs only past a set extra_isize. */
+	if (isize <= EXT2_GOOD_OLD_INODE_SIZE || !f->inode->i_extra_isize)
 		return 0;
 	start = EXT2_GOOD_OLD_INODE_SIZE + f->inode->i_extra_isize;
 	if (start + 4 > isize || get_le32(f->raw + start) != XATTR_MAGIC)

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,23 +30,13 @@ static int parse_ino(e2map_t *m, const char *spec, ext2_ino_t *ino)
 	return 0;
 }
 
-int e2map__lookup(e2map_t *m, const char *path, ext2_ino_t *ino)
+int e2map__lookup(e2map_t *m, const char *path, ext2_ino_t *ino,
+		  ext2_ino_t *parent)
 {
-	errcode_t code;
-
+	*parent = 0;
 	if (path[0] == '<')
 		return parse_ino(m, path, ino);
-	while (path[0] == '/' && path[1] == '/')
-		path++;
-	if (!strcmp(path, "/") || !*path) {
-		*ino = EXT2_ROOT_INO;
-		return 0;
-	}
-	code = ext2fs_namei(m->fs, EXT2_ROOT_INO, EXT2_ROOT_INO,
-			    path[0] == '/' ? path + 1 : path, ino);
-	if (code)
-		return e2map__errcode(m, code, path);
-	return 0;
+	return e2map__lookup_path(m, path, ino, parent);
 }
 
 /* Where the inode lies: ext4_get_inode_loc's arithmetic. */
@@ -81,20 +72,64 @@ static int read_raw(e2map_file_t *f)
 	return 0;
 }
 
-/* The order of __ext4_iget: extra_isize, checksum, link count, size, acl. */
+/*
+ * ext4_inode_csum_verify: crc32c over inode number, generation and the
+ * inode with its checksum fields zeroed.  Unlike libext2fs's verifier, an
+ * all-zero inode is no exception.  Hurd filesystems carry no checksum.
+ */
+static bool csum_ok(e2map_file_t *f)
+{
+	ext2_filsys fs = f->m->fs;
+	unsigned isize = EXT2_INODE_SIZE(fs->super);
+	struct ext2_inode_large *in = f->inode;
+	bool hi = isize > EXT2_GOOD_OLD_INODE_SIZE &&
+		  in->i_extra_isize >= offsetof(struct ext2_inode_large,
+						 i_checksum_hi) + 2 -
+				       EXT2_GOOD_OLD_INODE_SIZE;
+	uint32_t le_ino = ext2fs_cpu_to_le32(f->ino), crc, want;
+	unsigned char *copy;
+
+	if (fs->super->s_creator_os == EXT2_OS_HURD)
+		return true;
+	if (!(copy = malloc(isize)))
+		return false;
+	memcpy(copy, f->raw, isize);
+	((struct ext2_inode_large *)copy)->i_checksum_lo = 0;
+	if (hi)
+		((struct ext2_inode_large *)copy)->i_checksum_hi = 0;
+	crc = ext2fs_crc32c_le(fs->csum_seed, (unsigned char *)&le_ino, 4);
+	crc = ext2fs_crc32c_le(crc, (unsigned char *)&in->i_generation, 4);
+	crc = ext2fs_crc32c_le(crc, copy, isize);
+	free(copy);
+	want = in->i_checksum_lo;
+	if (hi)
+		want |= (uint32_t)in->i_checksum_hi << 16;
+	else
+		crc &= 0xFFFF;
+	return crc == want;
+}
+
+/*
+ * The order of __ext4_iget: a free inode asked by handle (EXT4_IGET_HANDLE),
+ * extra_isize, checksum, link count (-ESTALE,
+ * which ext4_lookup turns into -EUCLEAN), size, htree flag, acl block.
+ */
 static int check_inode(e2map_file_t *f, bool by_number)
 {
 	e2map_t *m = f->m;
 	struct ext2_inode_large *in = f->inode;
 	unsigned isize = EXT2_INODE_SIZE(m->fs->super);
 
+	/* By handle, a free inode is stale before anything is checked. */
+	if (by_number && !in->i_links_count && !in->i_mode)
+		return e2map__fail(m, -ESTALE, "inode %u is not in use",
+				   f->ino);
 	if (isize > EXT2_GOOD_OLD_INODE_SIZE &&
 	    ((unsigned)EXT2_GOOD_OLD_INODE_SIZE + in->i_extra_isize > isize ||
 	     (in->i_extra_isize & 3)))
 		return e2map__fail(m, -EUCLEAN, "inode %u: bad extra_isize %u",
 				   f->ino, in->i_extra_isize);
-	if (ext2fs_has_feature_metadata_csum(m->fs->super) &&
-	    !ext2fs_inode_csum_verify(m->fs, f->ino, in))
+	if (ext2fs_has_feature_metadata_csum(m->fs->super) && !csum_ok(f))
 		return e2map__fail(m, -EBADMSG, "inode %u: checksum does not "
 				   "match", f->ino);
 	if (in->i_links_count == 0)
@@ -102,8 +137,20 @@ static int check_inode(e2map_file_t *f, bool by_number)
 				   "inode %u is not in use", f->ino);
 	if (f->size > INT64_MAX)
 		return e2map__fail(m, -EUCLEAN, "inode %u: bad i_size", f->ino);
-	if (f->file_acl && !e2map__block_valid(m, f->file_acl, 1))
-		return e2map__fail(m, -EUCLEAN, "inode %u: bad extended "
+	/* Without dir_index, checksums would break on htree blocks. */
+	if (!ext2fs_has_feature_dir_index(m->fs->super) &&
+	    ext2fs_has_feature_metadata_csum(m->fs->super) &&
+	    (in->i_flags & EXT2_INDEX_FL))
+		return e2map__fail(m, -EUCLEAN, "inode %u: htree flag without "
+				   "dir_index", f->ino);
+	return 0;
+}
+
+/* __ext4_iget, after the in-inode xattrs: the xattr block reference. */
+static int check_acl(e2map_file_t *f)
+{
+	if (f->file_acl && !e2map__inode_block_valid(f, f->file_acl, 1))
+		return e2map__fail(f->m, -EUCLEAN, "inode %u: bad extended "
 				   "attribute block %" PRIu64, f->ino,
 				   f->file_acl);
 	return 0;
@@ -113,7 +160,11 @@ static void decode(e2map_file_t *f)
 {
 	struct ext2_inode_large *in = f->inode;
 
-	f->size = in->i_size | (uint64_t)in->i_size_high << 32;
+	f->size = in->i_size;
+	/* ext4_isize: i_size_high counts for files, or with largedir. */
+	if (LINUX_S_ISREG(in->i_mode) ||
+	    ext2fs_has_feature_largedir(f->m->fs->super))
+		f->size |= (uint64_t)in->i_size_high << 32;
 	f->file_acl = in->i_file_acl;
 	if (ext2fs_has_feature_64bit(f->m->fs->super))
 		f->file_acl |= (uint64_t)in->osd2.linux2.l_i_file_acl_high << 32;
@@ -126,9 +177,10 @@ int e2map__inode_load(e2map_file_t *f, bool by_number)
 	if ((err = read_raw(f)) < 0)
 		return err;
 	decode(f);
-	if ((err = check_inode(f, by_number)) < 0)
+	if ((err = check_inode(f, by_number)) < 0 ||
+	    (err = e2map__ibody_scan(f)) < 0)
 		return err;
-	return e2map__ibody_scan(f);
+	return check_acl(f);
 }
 
 int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st)

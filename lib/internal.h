@@ -2,7 +2,8 @@
  * Private structures of libe2map, shared by lib/ only.
  * The handle layout mirrors the kernel's objects: struct e2map is a mounted
  * superblock, struct e2map_file an in-memory inode with its extent-status
- * cache (spec §3.3) and the set of extent leaves already read (§7).
+ * cache (spec §3.3) and the set of extent leaves (or indirect blocks)
+ * already read (§7).
  */
 #ifndef E2MAP_INTERNAL_H
 #define E2MAP_INTERNAL_H
@@ -17,8 +18,19 @@
 /* Deepest extent tree the kernel walks (EXT4_MAX_EXTENT_DEPTH). */
 #define E2MAP_MAX_DEPTH 5
 
+/* A range of the system zone (block_validity.c). */
+struct e2map_zone {
+	uint64_t start, count;
+};
+struct e2map_zones {
+	struct e2map_zone *v;
+	size_t n, cap;
+};
+
 struct e2map {
 	ext2_filsys fs;
+	struct e2map_zones zone;	/* metadata: valid for no inode */
+	struct e2map_zones jzone;	/* journal blocks: valid for it only */
 	uint32_t bs;
 	unsigned bits;
 	uint64_t s_maxbytes;		/* extent-mapped inodes (spec §6) */
@@ -61,6 +73,7 @@ struct e2map_file {
 	int64_t pos;
 	enum e2map_source src;
 	uint32_t inline_size;		/* 60 + size of system.data */
+	uint32_t inline_value;		/* system.data's offset in raw */
 	bool xattr_in_inode;		/* EXT4_STATE_XATTR */
 	uint64_t file_acl;
 	struct escache es;
@@ -79,13 +92,37 @@ void e2map__set_open_error(const char *fmt, ...)
 int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf);
 bool e2map__block_valid(const e2map_t *m, uint64_t pblk, uint64_t count);
 
+/* syszone.c */
+int e2map__zone_setup(e2map_t *m);
+void e2map__zone_free(e2map_t *m);
+bool e2map__inode_block_valid(const e2map_file_t *f, uint64_t pblk,
+			      uint64_t count);
+
 /* limits.c */
 uint64_t e2map__max_size(unsigned bits, bool huge_file);
 uint64_t e2map__max_bitmap_size(unsigned bits, bool huge_file);
 
 /* inode.c */
-int e2map__lookup(e2map_t *m, const char *path, ext2_ino_t *ino);
+/* "<INO>" or a path; *PARENT is the directory it was found in (0: none) */
+int e2map__lookup(e2map_t *m, const char *path, ext2_ino_t *ino,
+		  ext2_ino_t *parent);
 int e2map__inode_load(e2map_file_t *f, bool by_number);
+
+/* file.c: __ext4_iget (every check, any type); close with e2map_file_close */
+int e2map__iget(e2map_t *m, ext2_ino_t ino, bool by_number,
+		e2map_file_t **out);
+bool e2map__fast_symlink(const e2map_file_t *f);
+
+/* lookup.c: ext4_lookup and the path walk, for "/a/b" specs */
+int e2map__lookup_path(e2map_t *m, const char *path, ext2_ino_t *ino,
+		       ext2_ino_t *parent);
+
+/* crypt.c: fscrypt without keys */
+int e2map__crypt_dir_info(e2map_file_t *dir);
+bool e2map__crypt_permitted(e2map_file_t *parent, e2map_file_t *child);
+int e2map__crypt_open(e2map_file_t *f, e2map_file_t *parent);
+int e2map__crypt_nokey_name(const char *name, unsigned len,
+			    unsigned char *disk);
 
 /* inline.c: in-inode xattr area, system.data, FIEMAP_FLAG_XATTR region */
 int e2map__ibody_scan(e2map_file_t *f);

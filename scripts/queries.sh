@@ -86,7 +86,8 @@ maxempty=${MAXEMPTY:--1}
 # inode: find skips them): queried too, the kernel's error is the answer.
 awk '{ print }' "$list.all" | while IFS= read -r d; do
 	[ -d "$mnt/${d#./}" ] && [ ! -L "$mnt/${d#./}" ] || continue
-	ls -1 -f "$mnt/${d#./}" 2>/dev/null | while IFS= read -r e; do
+	# A corrupt directory fails ls: then it lists nothing, and goes on.
+	{ ls -1 -f "$mnt/${d#./}" 2>/dev/null || true; } | while IFS= read -r e; do
 		case "$e" in .|..|*[[:cntrl:]]*) continue ;; esac
 		[ -e "$mnt/${d#./}/$e" ] || [ -L "$mnt/${d#./}/$e" ] ||
 			printf '%s/%s\n' "${d%/.}" "$e"

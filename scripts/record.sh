@@ -4,7 +4,7 @@
 # (xfs_io / filefrag output, a fresh mount per command).  Everything comes
 # from the kernel and its tools, never from e2map.  Needs root and loop mounts.
 #
-#   scripts/record.sh IMAGE.img[.gz] OUTDIR
+#   scripts/record.sh IMAGE.img[.gz|.bz2] OUTDIR
 #
 # Env: PROBE (tests/probe), SEED (1), GOLDENS=all|basic|none (all: the
 #      variants for the first GOLDEN_VARIANT_FILES (12) files whose filefrag -v
@@ -16,7 +16,7 @@ set -euo pipefail
 export LC_ALL=C
 
 if [ $# -ne 2 ]; then
-	echo "usage: $0 IMAGE.img[.gz] OUTDIR" >&2
+	echo "usage: $0 IMAGE.img[.gz|.bz2] OUTDIR" >&2
 	exit 2
 fi
 src=$1
@@ -35,6 +35,7 @@ export MAXFILES=${MAXFILES:-80} MAXEMPTY=${MAXEMPTY:-3}
 
 name=$(basename "$src")
 name=${name%.gz}
+name=${name%.bz2}
 name=${name%.img}
 tmp=$(mktemp -d /tmp/oracle-rec.XXXXXX)
 mnt=$tmp/mnt
@@ -49,6 +50,7 @@ trap cleanup EXIT
 
 case "$src" in
 *.gz) gzip -dc "$src" > "$img" ;;
+*.bz2) bzip2 -dc "$src" > "$img" ;;
 *) cp "$src" "$img" ;;
 esac
 sha=$(sha256sum "$img" | cut -d' ' -f1)

@@ -45,6 +45,27 @@ char *fixture_image(const char *name)
 	return path;
 }
 
+char *fixture_decompress(const char *src)
+{
+	char cmd[8192];
+	char *path = scratch();
+	size_t n = strlen(src);
+	const char *tool = "cat";
+
+	if (!path)
+		return NULL;
+	if (n > 3 && !strcmp(src + n - 3, ".gz"))
+		tool = "gzip -dc";
+	else if (n > 4 && !strcmp(src + n - 4, ".bz2"))
+		tool = "bzip2 -dc";
+	snprintf(cmd, sizeof(cmd), "%s '%s' > '%s'", tool, src, path);
+	if (run(cmd) < 0) {
+		fixture_remove(path);
+		return NULL;
+	}
+	return path;
+}
+
 char *fixture_slice(const char *src, long long offset, long long len,
 		    long long prefix_zeroes)
 {

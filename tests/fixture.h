@@ -11,6 +11,11 @@ const char *fixture_testdata(void);
  * malloc'd path (remove with fixture_remove), or NULL.
  */
 char *fixture_image(const char *name);
+/*
+ * Decompress SRC (.gz, .bz2, or a plain copy otherwise) into a fresh
+ * temporary file; returns its malloc'd path, or NULL.
+ */
+char *fixture_decompress(const char *src);
 /* Write LEN bytes of SRC from OFFSET to a new temporary file; NULL on error. */
 char *fixture_slice(const char *src, long long offset, long long len,
 		    long long prefix_zeroes);

@@ -4,11 +4,18 @@
  * CLI ($E2MAP), byte by byte, on a scratch copy of NAME.img.gz whose sha256
  * must not change.  The expectations are the kernel's (scripts/record.sh).
  * A .calls file may carry "# e2map-options: OPTS" for e2map_open.
+ *
+ * testdata/corpus/NAME.calls are kernel recordings of the e2fsprogs test
+ * images; the image itself is read from the corpus directory
+ * ($E2MAP_CORPUS, else ../shared/corpus/e2fsprogs), NAME.img.gz or
+ * NAME.img.bz2, and must have the sha256 the recording names.  A missing
+ * corpus fails; E2MAP_CORPUS=none skips these tests on purpose.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +24,7 @@
 #include <unistd.h>
 
 #include "calls.h"
+#include "fixture.h"
 
 struct replay_image {
 	char name[256];		/* NAME of NAME.calls; "" = none found */
@@ -197,4 +205,122 @@ ParameterizedTest(struct replay_image *ri, replay, image, .timeout = 600,
 	replay_golden(ri, img);
 	cr_expect(sha256_file(img, after) == 0 && strcmp(before, after) == 0,
 		  "%s: the image changed during the replay", ri->name);
+}
+
+/* ---- the e2fsprogs corpus (testdata/corpus) ---- */
+
+static const char *corpus_dir(void)
+{
+	const char *d = getenv("E2MAP_CORPUS");
+
+	return d && *d ? d : "../shared/corpus/e2fsprogs";
+}
+
+static bool corpus_disabled(void)
+{
+	return !strcmp(corpus_dir(), "none");
+}
+
+ParameterizedTestParameters(replay, corpus)
+{
+	struct replay_image *imgs;
+	char dir[1024], **names = NULL;
+	size_t n = 0, i;
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/corpus", testdata_dir());
+	d = opendir(dir);
+	while (d && (de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name);
+
+		if (len <= 6 || strcmp(de->d_name + len - 6, ".calls") != 0 ||
+		    len - 6 >= sizeof(imgs->name))
+			continue;
+		names = realloc(names, (n + 1) * sizeof(*names));
+		names[n++] = strndup(de->d_name, len - 6);
+	}
+	if (d)
+		closedir(d);
+	qsort(names, n, sizeof(*names), cmp_names);
+	imgs = cr_calloc(n ? n : 1, sizeof(*imgs));
+	for (i = 0; i < n; i++) {
+		snprintf(imgs[i].name, sizeof(imgs[i].name), "%s", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	for (i = 0; i < (n ? n : 1); i++)
+		snprintf(imgs[i].dir, sizeof(imgs[i].dir), "%s", dir);
+	return cr_make_param_array(struct replay_image, imgs, n ? n : 1,
+				   free_images);
+}
+
+/* The corpus file for NAME: NAME.img.gz or NAME.img.bz2; 0 or -1. */
+static int corpus_source(const char *name, char *out, size_t len)
+{
+	static const char *const ext[] = { ".img.gz", ".img.bz2", ".img" };
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		snprintf(out, len, "%s/%s%s", corpus_dir(), name, ext[i]);
+		if (stat(out, &st) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* The "# image: NAME.img sha256 HEX" line of a recording, or NULL. */
+static char *recorded_sha(const char *text)
+{
+	const char *p = strstr(text, "# image: ");
+	const char *q;
+
+	if (!p || !(q = strstr(p, " sha256 ")) || memchr(p, '\n', q - p))
+		return NULL;
+	q += 8;
+	return strspn(q, "0123456789abcdef") == 64 ? strndup(q, 64) : NULL;
+}
+
+static char *corpus_img;
+
+static void remove_corpus_scratch(void)
+{
+	fixture_remove(corpus_img);
+	corpus_img = NULL;
+}
+
+ParameterizedTest(struct replay_image *ri, replay, corpus, .timeout = 600,
+		  .fini = remove_corpus_scratch)
+{
+	char src[2048], path[2048], before[65], after[65];
+	struct stat st;
+	char *text, *want;
+
+	if (corpus_disabled())
+		cr_skip_test("E2MAP_CORPUS=none: corpus replays skipped");
+	cr_assert(ri->name[0], "no recordings: %s/*.calls not found", ri->dir);
+	cr_assert(stat(corpus_dir(), &st) == 0 && S_ISDIR(st.st_mode),
+		  "corpus directory %s is missing (set E2MAP_CORPUS, or "
+		  "E2MAP_CORPUS=none to skip these tests)", corpus_dir());
+	cr_assert(corpus_source(ri->name, src, sizeof(src)) == 0,
+		  "%s: no image %s/%s.img.gz or .img.bz2", ri->name,
+		  corpus_dir(), ri->name);
+	cr_log_info("replay: %s against %s", ri->name, src);
+	corpus_img = fixture_decompress(src);
+	cr_assert(corpus_img, "cannot decompress %s", src);
+	snprintf(path, sizeof(path), "%s/%s.calls", ri->dir, ri->name);
+	text = calls_read_file(path, NULL);
+	cr_assert(text, "%s: %s", path, strerror(errno));
+	want = recorded_sha(text);
+	free(text);
+	cr_assert(fixture_sha256(corpus_img, before) == 0, "sha256sum failed");
+	cr_assert(want && !strcmp(want, before), "%s: the corpus image is "
+		  "not the one recorded (sha256 %s, recorded %s)", ri->name,
+		  before, want ? want : "none");
+	free(want);
+	replay_calls(ri, corpus_img);
+	cr_expect(fixture_sha256(corpus_img, after) == 0 &&
+		  !strcmp(before, after), "%s: the image changed during the "
+		  "replay", ri->name);
 }

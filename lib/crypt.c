@@ -1,0 +1,330 @@
+/*
+ * fscrypt as a mount without keys sees it: the encryption context xattr
+ * ("c", index 9) read as ext4_xattr_get does, the policy checks of
+ * fscrypt_policy_from_context / fscrypt_supported_policy, no-key names
+ * (base64url of the ciphertext name) for lookups, and the open-time
+ * answers: -ENOKEY for an encrypted file, -EPERM for a policy mismatch.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XATTR_MAGIC 0xEA020000U
+#define INDEX_ENCRYPTION 9
+#define CTX_MAX 40		/* sizeof(union fscrypt_context) */
+#define CTX_V1 1
+#define CTX_V2 2
+#define XATTR_SIZE_MAX (1U << 24)
+#define COMPAT_STABLE_INODES 0x0800
+/* struct fscrypt_nokey_name: dirhash[2], bytes[149], sha256[32] */
+#define NOKEY_BYTES 8
+#define NOKEY_SHA 157
+#define NOKEY_MAX 189
+#define NOKEY_MAX_ENCODED 252
+/* policy flags */
+#define PAD_MASK 0x03
+#define DIRECT_KEY 0x04
+#define IV_INO_LBLK_64 0x08
+#define IV_INO_LBLK_32 0x10
+
+static uint32_t le32(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static size_t entry_len(const unsigned char *e)
+{
+	return (16 + e[0] + 3) & ~(size_t)3;
+}
+
+/* One entry of ext4_xattr_get's search: value bytes or -ERANGE. */
+static int copy_value(const unsigned char *e, const unsigned char *vstart,
+		      const unsigned char *end, unsigned char *buf, size_t len)
+{
+	uint32_t size = le32(e + 8);
+	uint32_t offs = e[2] | e[3] << 8;
+
+	if (size > XATTR_SIZE_MAX || size > len)
+		return -ERANGE;
+	if (le32(e + 4))	/* value in an EA inode: never a context */
+		return -ERANGE;
+	if (offs > (size_t)(end - vstart) || size > (size_t)(end - vstart - offs))
+		return -EUCLEAN;
+	memcpy(buf, vstart + offs, size);
+	return (int)size;
+}
+
+/*
+ * xattr_find_entry: entries from P to END; SORTED (the block) stops at the
+ * first entry sorting after the name.  The entry, or NULL.
+ */
+static const unsigned char *find(const unsigned char *p,
+				 const unsigned char *end, bool sorted,
+				 int *err)
+{
+	*err = 0;
+	for (; p + 4 <= end && le32(p); p += entry_len(p)) {
+		int cmp;
+
+		if (p + entry_len(p) >= end) {
+			*err = -EUCLEAN;
+			return NULL;
+		}
+		cmp = INDEX_ENCRYPTION - p[1];
+		if (!cmp)
+			cmp = 1 - (int)p[0];
+		if (!cmp)
+			cmp = 'c' - (int)p[16];
+		if (cmp == 0)
+			return p;
+		if (cmp < 0 && sorted)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* ext4_xattr_ibody_get */
+static int ibody_get(e2map_file_t *f, unsigned char *buf, size_t len)
+{
+	unsigned isize = EXT2_INODE_SIZE(f->m->fs->super);
+	const unsigned char *first = f->raw + EXT2_GOOD_OLD_INODE_SIZE +
+				     f->inode->i_extra_isize + 4;
+	const unsigned char *end = f->raw + isize, *e;
+	int err;
+
+	if (!f->xattr_in_inode)
+		return -ENODATA;
+	if (!(e = find(first, end, false, &err)))
+		return err ? err : -ENODATA;
+	return copy_value(e, first, end, buf, len);
+}
+
+/* check_xattrs on the block: header, checksum, names in bounds. */
+static int check_block(e2map_file_t *f, const unsigned char *b)
+{
+	const unsigned char *p = b + 32, *end = b + f->m->bs;
+
+	if (le32(b) != XATTR_MAGIC || le32(b + 8) != 1)
+		return e2map__fail(f->m, -EUCLEAN, "inode %u: bad xattr block "
+				   "header", f->ino);
+	if (ext2fs_has_feature_metadata_csum(f->m->fs->super) &&
+	    !ext2fs_ext_attr_block_csum_verify(f->m->fs, f->ino, f->file_acl,
+					       (struct ext2_ext_attr_header *)b))
+		return e2map__fail(f->m, -EBADMSG, "inode %u: xattr block "
+				   "checksum does not match", f->ino);
+	for (; le32(p); p += entry_len(p))
+		if (p + entry_len(p) >= end || memchr(p + 16, 0, p[0]))
+			return e2map__fail(f->m, -EUCLEAN, "inode %u: corrupt "
+					   "xattr block", f->ino);
+	return 0;
+}
+
+/* ext4_xattr_block_get */
+static int block_get(e2map_file_t *f, unsigned char *buf, size_t len)
+{
+	const unsigned char *e;
+	unsigned char *b;
+	int err;
+
+	if (!f->file_acl)
+		return -ENODATA;
+	if (!(b = malloc(f->m->bs)))
+		return -ENOMEM;
+	if ((err = e2map__read_block(f->m, f->file_acl, b)) == 0 &&
+	    (err = check_block(f, b)) == 0) {
+		e = find(b + 32, b + f->m->bs, true, &err);
+		if (e)
+			err = copy_value(e, b, b + f->m->bs, buf, len);
+		else if (!err)
+			err = -ENODATA;
+	}
+	free(b);
+	return err;
+}
+
+/* ext4_get_context: the context bytes, or -errno. */
+static int get_context(e2map_file_t *f, unsigned char ctx[CTX_MAX])
+{
+	int r = ibody_get(f, ctx, CTX_MAX);
+
+	return r == -ENODATA ? block_get(f, ctx, CTX_MAX) : r;
+}
+
+/* fscrypt_policy_from_context: version and size must agree. */
+static bool context_ok(const unsigned char *ctx, int size)
+{
+	return (ctx[0] == CTX_V1 && size == 28) ||
+	       (ctx[0] == CTX_V2 && size == 40);
+}
+
+/* fscrypt_valid_enc_modes_v1 / _v2 */
+static bool modes_ok(unsigned c, unsigned n, bool v2)
+{
+	if ((c == 1 && n == 4) || (c == 5 && n == 6) || (c == 9 && n == 9))
+		return true;
+	return v2 && ((c == 1 && n == 10) || (c == 7 && n == 8));
+}
+
+/* supported_direct_key_modes: one mode with a 32-byte IV for both. */
+static bool direct_key_ok(unsigned c, unsigned n)
+{
+	return c == n && (c == 9 || c == 10);
+}
+
+/* fscrypt_supported_policy */
+static bool policy_supported(const e2map_file_t *f, const unsigned char *ctx)
+{
+	unsigned c = ctx[1], n = ctx[2], fl = ctx[3], log2 = ctx[4];
+	bool stable = f->m->fs->super->s_feature_compat & COMPAT_STABLE_INODES;
+
+	if (!modes_ok(c, n, ctx[0] == CTX_V2))
+		return false;
+	if ((fl & DIRECT_KEY) && !direct_key_ok(c, n))
+		return false;
+	if (ctx[0] == CTX_V1)
+		return !(fl & ~(PAD_MASK | DIRECT_KEY)) &&
+		       !(f->inode->i_flags & EXT4_CASEFOLD_FL);
+	if (fl & ~(PAD_MASK | DIRECT_KEY | IV_INO_LBLK_64 | IV_INO_LBLK_32))
+		return false;
+	if (!!(fl & DIRECT_KEY) + !!(fl & IV_INO_LBLK_64) +
+	    !!(fl & IV_INO_LBLK_32) > 1)
+		return false;
+	if (log2 && (log2 < 9 || log2 > f->m->bits))
+		return false;
+	if ((fl & (IV_INO_LBLK_64 | IV_INO_LBLK_32)) && !stable)
+		return false;
+	return !ctx[5] && !ctx[6] && !ctx[7];
+}
+
+/*
+ * fscrypt_get_encryption_info(dir, true), as a lookup or readdir asks it:
+ * only a context that cannot be read at all is an error.
+ */
+int e2map__crypt_dir_info(e2map_file_t *dir)
+{
+	unsigned char ctx[CTX_MAX];
+	int r;
+
+	if (!(dir->inode->i_flags & EXT4_ENCRYPT_FL))
+		return 0;
+	r = get_context(dir, ctx);
+	if (r == -ERANGE)
+		return 0;
+	return r < 0 ? e2map__fail(dir->m, r, "inode %u: no encryption "
+				   "context", dir->ino) : 0;
+}
+
+/* fscrypt_require_key on a mount with no keys. */
+static int require_key(e2map_file_t *f)
+{
+	unsigned char ctx[CTX_MAX];
+	int r;
+
+	if (!(f->inode->i_flags & EXT4_ENCRYPT_FL))
+		return 0;
+	if ((r = get_context(f, ctx)) < 0)
+		return e2map__fail(f->m, r, "inode %u: no encryption context",
+				   f->ino);
+	if (!context_ok(ctx, r) || !policy_supported(f, ctx))
+		return e2map__fail(f->m, -EINVAL, "inode %u: unsupported "
+				   "encryption policy", f->ino);
+	return e2map__fail(f->m, -ENOKEY, "inode %u is encrypted (no key)",
+			   f->ino);
+}
+
+/* fscrypt_get_policy: the policy part of the context (no nonce). */
+static int get_policy(e2map_file_t *f, unsigned char ctx[CTX_MAX])
+{
+	int r;
+
+	if (!(f->inode->i_flags & EXT4_ENCRYPT_FL))
+		return -ENODATA;
+	if ((r = get_context(f, ctx)) < 0)
+		return r;
+	return context_ok(ctx, r) ? (ctx[0] == CTX_V1 ? 12 : 24) : -EINVAL;
+}
+
+/* fscrypt_has_permitted_context */
+bool e2map__crypt_permitted(e2map_file_t *parent, e2map_file_t *child)
+{
+	uint16_t mode = child->inode->i_mode;
+	unsigned char a[CTX_MAX], b[CTX_MAX];
+	int la, lb;
+
+	if (!LINUX_S_ISREG(mode) && !LINUX_S_ISDIR(mode) &&
+	    !LINUX_S_ISLNK(mode))
+		return true;
+	if (!(parent->inode->i_flags & EXT4_ENCRYPT_FL))
+		return true;
+	if (!(child->inode->i_flags & EXT4_ENCRYPT_FL))
+		return false;
+	if ((la = get_policy(parent, a)) < 0 || (lb = get_policy(child, b)) < 0)
+		return false;
+	return la == lb && !memcmp(a, b, (size_t)la);
+}
+
+/*
+ * The open itself: ext4_dir_open reads a directory's context,
+ * fscrypt_file_open wants the key of a file, then the parent's policy.
+ * PARENT is NULL when the file was opened by number.
+ */
+int e2map__crypt_open(e2map_file_t *f, e2map_file_t *parent)
+{
+	int err;
+
+	if (LINUX_S_ISDIR(f->inode->i_mode))
+		return e2map__crypt_dir_info(f);
+	if ((err = require_key(f)) < 0)
+		return err;
+	if (parent && !e2map__crypt_permitted(parent, f))
+		return e2map__fail(f->m, -EPERM, "inode %u: inconsistent "
+				   "encryption context", f->ino);
+	return 0;
+}
+
+/* fscrypt_base64url_decode: -1 on a bad character or leftover bits. */
+static int base64url_decode(const char *s, unsigned len, unsigned char *out)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	uint32_t ac = 0;
+	int bits = 0, n = 0;
+	unsigned i;
+
+	for (i = 0; i < len; i++) {
+		const char *p = s[i] ? strchr(tab, s[i]) : NULL;
+
+		if (!p)
+			return -1;
+		ac = (ac << 6) | (uint32_t)(p - tab);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[n++] = (unsigned char)(ac >> bits);
+		}
+	}
+	return (ac & ((1U << bits) - 1)) ? -1 : n;
+}
+
+/*
+ * fscrypt_setup_filename without the key: the ciphertext name a no-key
+ * name stands for, into DISK (at least NOKEY_MAX bytes); its length, or
+ * -ENOENT.  The long form (a hash of the name) is not matched here.
+ */
+int e2map__crypt_nokey_name(const char *name, unsigned len,
+			    unsigned char *disk)
+{
+	unsigned char raw[NOKEY_MAX + 3];
+	int n;
+
+	if (len > NOKEY_MAX_ENCODED)
+		return -ENOENT;
+	n = base64url_decode(name, len, raw);
+	if (n < NOKEY_BYTES + 1 || (n > NOKEY_SHA && n != NOKEY_MAX))
+		return -ENOENT;
+	if (n == NOKEY_MAX)
+		return -ENOENT;
+	memcpy(disk, raw + NOKEY_BYTES, (size_t)n - NOKEY_BYTES);
+	return n - NOKEY_BYTES;
+}
