@@ -177,11 +177,10 @@ void e2map__es_free(struct escache *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Adds PBLK; returns true when it was not there before. */
-bool e2map__blkset_add(struct blkset *s, uint64_t pblk, int *err)
+/* Index of the first member not below PBLK. */
+static size_t blkset_find(const struct blkset *s, uint64_t pblk)
 {
 	size_t lo = 0, hi = s->n;
-	uint64_t *v;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -191,6 +190,22 @@ bool e2map__blkset_add(struct blkset *s, uint64_t pblk, int *err)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+bool e2map__blkset_has(const struct blkset *s, uint64_t pblk)
+{
+	size_t i = blkset_find(s, pblk);
+
+	return i < s->n && s->v[i] == pblk;
+}
+
+/* Adds PBLK; returns true when it was not there before. */
+bool e2map__blkset_add(struct blkset *s, uint64_t pblk, int *err)
+{
+	size_t lo = blkset_find(s, pblk);
+	uint64_t *v;
+
 	if (lo < s->n && s->v[lo] == pblk)
 		return false;
 	if (s->n == s->cap) {

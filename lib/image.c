@@ -140,6 +140,7 @@ void e2map_close(e2map_t *m)
 	if (m->fs)
 		ext2fs_free(m->fs);
 	e2map__zone_free(m);
+	e2map__blkset_free(&m->dir_ok);
 	free(m);
 }
 

@@ -27,6 +27,12 @@ struct e2map_zones {
 	size_t n, cap;
 };
 
+/* Sorted set of physical block numbers (extent leaves already verified). */
+struct blkset {
+	uint64_t *v;
+	size_t n, cap;
+};
+
 struct e2map {
 	ext2_filsys fs;
 	struct e2map_zones zone;	/* metadata: valid for no inode */
@@ -37,6 +43,7 @@ struct e2map {
 	uint64_t s_bitmap_maxbytes;	/* block-mapped inodes */
 	bool warm;			/* cache=warm */
 	uint64_t blocks_read;		/* metadata blocks read */
+	struct blkset dir_ok;		/* directory blocks whose checksum passed */
 	char errmsg[256];
 };
 
@@ -53,11 +60,6 @@ struct escache {
 	size_t n, cap;
 };
 
-/* Sorted set of physical block numbers (extent leaves already verified). */
-struct blkset {
-	uint64_t *v;
-	size_t n, cap;
-};
 
 enum e2map_source { SRC_EXTENT, SRC_BLOCKMAP, SRC_INLINE };
 
@@ -135,6 +137,7 @@ int e2map__es_insert(struct escache *c, const struct es_entry *e);
 int e2map__es_cache(struct escache *c, const struct es_entry *e);
 void e2map__es_free(struct escache *c);
 bool e2map__blkset_add(struct blkset *s, uint64_t pblk, int *err);
+bool e2map__blkset_has(const struct blkset *s, uint64_t pblk);
 void e2map__blkset_free(struct blkset *s);
 
 /*

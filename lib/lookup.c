@@ -196,6 +196,24 @@ static int dir_map(const struct dir *d, uint32_t lblk, uint32_t n,
 	return 0;
 }
 
+/*
+ * __ext4_read_dirblock's buffer_verified: a block whose checksum passed
+ * once is trusted from then on (the image never changes under us).
+ */
+static bool csum_once(const struct dir *d, uint64_t pblk, bool index,
+		      const unsigned char *b)
+{
+	struct blkset *ok = &d->f->m->dir_ok;
+	int err = 0;
+
+	if (e2map__blkset_has(ok, pblk))
+		return true;
+	if (!(index ? dx_csum_ok(d, b) : leaf_csum_ok(d, b)))
+		return false;
+	e2map__blkset_add(ok, pblk, &err);
+	return true;
+}
+
 enum dirblock_type { DIRENT_HTREE, INDEX };
 
 /* ext4_read_dirblock for the htree walk: holes and checksums refused. */
@@ -223,8 +241,8 @@ static int read_dirblock(const struct dir *d, uint32_t lblk,
 		return e2map__fail(m, -EUCLEAN, "directory %u: leaf block %u "
 				   "where an index was expected", d->f->ino,
 				   lblk);
-	if ((dx && type == INDEX && !dx_csum_ok(d, b)) ||
-	    (!dx && !leaf_csum_ok(d, b)))
+	if ((dx && type == INDEX && !csum_once(d, pblk, true, b)) ||
+	    (!dx && !csum_once(d, pblk, false, b)))
 		return e2map__fail(m, -EBADMSG, "directory %u: block %u "
 				   "checksum does not match", d->f->ino, lblk);
 	return 0;
@@ -460,7 +478,7 @@ static int linear_find(const struct dir *d, const struct name *n,
 			if ((err = e2map__read_block(d->f->m, pblk[i], b)) < 0)
 				return err;
 			if (!dx_internal(d, (uint32_t)(block + i), b) &&
-			    !leaf_csum_ok(d, b))
+			    !csum_once(d, pblk[i], false, b))
 				return e2map__fail(d->f->m, -EBADMSG, "directory "
 						   "%u: block %u checksum does "
 						   "not match", d->f->ino,

@@ -22,6 +22,11 @@ static int zone_add(struct e2map_zones *z, uint64_t start, uint64_t count)
 
 	if (!count)
 		return 0;
+	/* Runs arrive in order (the journal block by block): extend them. */
+	if (z->n && z->v[z->n - 1].start + z->v[z->n - 1].count == start) {
+		z->v[z->n - 1].count += count;
+		return 0;
+	}
 	if (z->n == z->cap) {
 		size_t cap = z->cap ? z->cap * 2 : 64;
 
