@@ -48,9 +48,12 @@ static void free_images(struct criterion_test_params *crp)
 	cr_free(crp->params);
 }
 
-ParameterizedTestParameters(replay, image)
+/*
+ * One parameter per DIR/NAME.calls, sorted by name.  No recordings at all
+ * is a failure, not a pass: then one empty entry, which the test refuses.
+ */
+static struct criterion_test_params recordings(const char *dir)
 {
-	const char *dir = testdata_dir();
 	struct replay_image *imgs;
 	char **names = NULL;
 	size_t n = 0, i;
@@ -69,7 +72,6 @@ ParameterizedTestParameters(replay, image)
 	if (d)
 		closedir(d);
 	qsort(names, n, sizeof(*names), cmp_names);
-	/* No recordings at all is a failure, not a pass: one empty entry. */
 	imgs = cr_calloc(n ? n : 1, sizeof(*imgs));
 	for (i = 0; i < n; i++) {
 		snprintf(imgs[i].name, sizeof(imgs[i].name), "%s", names[i]);
@@ -82,44 +84,9 @@ ParameterizedTestParameters(replay, image)
 				   free_images);
 }
 
-/* sha256 of PATH as 64 hex digits into OUT[65]; 0 or -1. */
-static int sha256_file(const char *path, char *out)
+ParameterizedTestParameters(replay, image)
 {
-	char cmd[2048];
-	FILE *p;
-	int ok;
-
-	snprintf(cmd, sizeof(cmd), "sha256sum '%s'", path);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	ok = fscanf(p, "%64s", out) == 1;
-	return pclose(p) == 0 && ok && strlen(out) == 64 ? 0 : -1;
-}
-
-/* Scratch copy of DIR/NAME.img.gz (or DIR/NAME.img) into TMP. */
-static int scratch_image(const char *dir, const char *name, char *tmp,
-			 size_t tmplen)
-{
-	char src[2048], cmd[4096];
-	struct stat st;
-	int fd;
-
-	snprintf(tmp, tmplen, "/tmp/e2map-replay-XXXXXX");
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	snprintf(src, sizeof(src), "%s/%s.img.gz", dir, name);
-	if (stat(src, &st) == 0) {
-		snprintf(cmd, sizeof(cmd), "gzip -dc '%s' > '%s'", src, tmp);
-	} else {
-		snprintf(src, sizeof(src), "%s/%s.img", dir, name);
-		if (stat(src, &st) < 0)
-			return -1;
-		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, tmp);
-	}
-	return system(cmd) == 0 ? 0 : -1;
+	return recordings(testdata_dir());
 }
 
 /* "# e2map-options: OPTS" from the recording, or NULL. */
@@ -180,30 +147,30 @@ static void replay_golden(const struct replay_image *ri, const char *img)
 	free(text);
 }
 
-static char img[64];
+static char *img;
 
 static void remove_scratch(void)
 {
-	if (img[0])
-		unlink(img);
+	fixture_remove(img);
+	img = NULL;
 }
 
 ParameterizedTest(struct replay_image *ri, replay, image, .timeout = 600,
 		  .fini = remove_scratch)
 {
-	char before[65], after[65];
+	char src[2048], before[65], after[65];
 
 	cr_assert(ri->name[0], "no recordings: %s/*.calls not found "
 		  "(set E2MAP_TESTDATA or record with scripts/record.sh)",
 		  ri->dir);
 	cr_log_info("replay: %s/%s", ri->dir, ri->name);
-	cr_assert(scratch_image(ri->dir, ri->name, img, sizeof(img)) == 0,
-		  "%s/%s: no image NAME.img.gz to go with the .calls", ri->dir,
-		  ri->name);
-	cr_assert(sha256_file(img, before) == 0, "sha256sum %s failed", img);
+	snprintf(src, sizeof(src), "%s/%s.img.gz", ri->dir, ri->name);
+	img = fixture_decompress(src);
+	cr_assert(img, "%s: no image %s to go with the .calls", ri->name, src);
+	cr_assert(fixture_sha256(img, before) == 0, "sha256sum %s failed", img);
 	replay_calls(ri, img);
 	replay_golden(ri, img);
-	cr_expect(sha256_file(img, after) == 0 && strcmp(before, after) == 0,
+	cr_expect(fixture_sha256(img, after) == 0 && strcmp(before, after) == 0,
 		  "%s: the image changed during the replay", ri->name);
 }
 
@@ -223,36 +190,10 @@ static bool corpus_disabled(void)
 
 ParameterizedTestParameters(replay, corpus)
 {
-	struct replay_image *imgs;
-	char dir[1024], **names = NULL;
-	size_t n = 0, i;
-	struct dirent *de;
-	DIR *d;
+	static char dir[1024];
 
 	snprintf(dir, sizeof(dir), "%s/corpus", testdata_dir());
-	d = opendir(dir);
-	while (d && (de = readdir(d)) != NULL) {
-		size_t len = strlen(de->d_name);
-
-		if (len <= 6 || strcmp(de->d_name + len - 6, ".calls") != 0 ||
-		    len - 6 >= sizeof(imgs->name))
-			continue;
-		names = realloc(names, (n + 1) * sizeof(*names));
-		names[n++] = strndup(de->d_name, len - 6);
-	}
-	if (d)
-		closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
-	imgs = cr_calloc(n ? n : 1, sizeof(*imgs));
-	for (i = 0; i < n; i++) {
-		snprintf(imgs[i].name, sizeof(imgs[i].name), "%s", names[i]);
-		free(names[i]);
-	}
-	free(names);
-	for (i = 0; i < (n ? n : 1); i++)
-		snprintf(imgs[i].dir, sizeof(imgs[i].dir), "%s", dir);
-	return cr_make_param_array(struct replay_image, imgs, n ? n : 1,
-				   free_images);
+	return recordings(dir);
 }
 
 /* The corpus file for NAME: NAME.img.gz or NAME.img.bz2; 0 or -1. */

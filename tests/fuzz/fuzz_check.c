@@ -1,7 +1,8 @@
 /*
  * libFuzzer target: the input is an image.  It is opened through libext2fs
  * from a memory-backed file and every inode goes through the check walk,
- * so any crash, hang or out-of-bounds read in the mapping code shows.
+ * and a few path lookups run, so any crash, hang or out-of-bounds read in
+ * the mapping or lookup code shows.
  */
 #include <e2map.h>
 
@@ -25,6 +26,26 @@ static int visit(e2map_t *m, const struct e2map_inode *in, void *payload)
 	return 0;
 }
 
+/* Names that exercise the lookup: found, missing, nested, through links. */
+static const char *const paths[] = {
+	"/lost+found", "/a", "/dir/sub/file", "/test/root/x", "/link/x",
+	"/lost+found/../lost+found/.",
+};
+
+static void lookups(e2map_t *m)
+{
+	struct e2map_check_stats st;
+	e2map_file_t *f;
+	size_t i;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		if (e2map_file_open(m, paths[i], &f))
+			continue;
+		e2map_file_check(f, &st);
+		e2map_file_close(f);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
@@ -43,6 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (e2map_open(path, NULL, &m) == 0) {
 		e2map_scan(m, visit, NULL);
+		lookups(m);
 		e2map_close(m);
 	}
 	return 0;
