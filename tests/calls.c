@@ -81,11 +81,27 @@ void calls_buf_free(struct calls_buf *b)
 	b->len = b->cap = 0;
 }
 
+/* PATH itself, or PATH.gz through gzip: recordings are kept compressed. */
+static FILE *open_text(const char *path, bool *piped)
+{
+	char gz[4096], cmd[8300];
+	FILE *fp = fopen(path, "rb");
+
+	*piped = false;
+	if (fp || snprintf(gz, sizeof(gz), "%s.gz", path) >= (int)sizeof(gz) ||
+	    access(gz, R_OK) != 0)
+		return fp;
+	snprintf(cmd, sizeof(cmd), "gzip -dc '%s'", gz);
+	*piped = true;
+	return popen(cmd, "r");
+}
+
 char *calls_read_file(const char *path, size_t *len)
 {
 	struct calls_buf b = { 0 };
 	char tmp[65536];
-	FILE *fp = fopen(path, "rb");
+	bool piped, bad;
+	FILE *fp = open_text(path, &piped);
 	size_t n;
 
 	if (!fp)
@@ -93,12 +109,12 @@ char *calls_read_file(const char *path, size_t *len)
 	buf_reserve(&b, 0);
 	while ((n = fread(tmp, 1, sizeof(tmp), fp)) > 0)
 		calls_buf_addn(&b, tmp, n);
-	if (ferror(fp)) {
-		fclose(fp);
+	bad = ferror(fp);
+	bad |= piped ? pclose(fp) != 0 : fclose(fp) != 0;
+	if (bad) {
 		calls_buf_free(&b);
 		return NULL;
 	}
-	fclose(fp);
 	if (len)
 		*len = b.len;
 	return b.s;

@@ -113,7 +113,10 @@ int calls_golden_replay(const char *e2map, const char *image, const char *name,
 			const char *text, size_t len, struct calls_buf *report,
 			int max_report);
 
-/* Whole file into a NUL-terminated malloc'd buffer; NULL on error. */
+/*
+ * Whole file into a NUL-terminated malloc'd buffer; NULL on error.  When
+ * PATH is missing, PATH.gz is read through gzip instead.
+ */
 char *calls_read_file(const char *path, size_t *len);
 
 #endif

@@ -49,7 +49,7 @@ static void free_images(struct criterion_test_params *crp)
 }
 
 /*
- * One parameter per DIR/NAME.calls, sorted by name.  No recordings at all
+ * One parameter per DIR/NAME.calls (or .calls.gz), sorted by name.  No recordings at all
  * is a failure, not a pass: then one empty entry, which the test refuses.
  */
 static struct criterion_test_params recordings(const char *dir)
@@ -61,13 +61,13 @@ static struct criterion_test_params recordings(const char *dir)
 	DIR *d = opendir(dir);
 
 	while (d && (de = readdir(d)) != NULL) {
-		size_t len = strlen(de->d_name);
+		char *dot = strstr(de->d_name, ".calls");
 
-		if (len <= 6 || strcmp(de->d_name + len - 6, ".calls") != 0 ||
-		    len - 6 >= sizeof(imgs->name))
+		if (!dot || (strcmp(dot, ".calls") && strcmp(dot, ".calls.gz")) ||
+		    (size_t)(dot - de->d_name) >= sizeof(imgs->name))
 			continue;
 		names = realloc(names, (n + 1) * sizeof(*names));
-		names[n++] = strndup(de->d_name, len - 6);
+		names[n++] = strndup(de->d_name, dot - de->d_name);
 	}
 	if (d)
 		closedir(d);
