@@ -47,7 +47,7 @@ PROBE := $(BUILD)/tests/probe
 RUNNER := $(BUILD)/tests/runner
 PC := $(BUILD)/e2map.pc
 
-.PHONY: all run test check check-kernel install uninstall clean deps fuzz-smoke fuzz-seeds bench
+.PHONY: all run test check check-kernel install uninstall clean deps fuzz-smoke fuzz-seeds bench FORCE
 all: $(LIBA) $(LIBSO) $(E2MAP) $(PC)
 
 $(OBJ)/lib/%.o: lib/%.c
@@ -82,7 +82,8 @@ $(RUNNER): $(TEST_OBJS) $(TESTLIB_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcriterion $(EXT2_LIBS)
 
-$(PC): lib/e2map.pc.in Makefile
+# Regenerated every time: PREFIX and LIBDIR may differ from the last run.
+$(PC): lib/e2map.pc.in Makefile FORCE
 	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|0.1.0|' $< > $@
@@ -150,3 +151,8 @@ fuzz-smoke: $(FUZZ) fuzz-seeds
 	@mkdir -p testdata/fuzz
 	$(FUZZ) -max_total_time=$${FUZZ_SECONDS:-60} -timeout=10 -rss_limit_mb=2048 \
 		-max_len=4194304 $(FUZZ_SEEDS) testdata/fuzz
+
+bench: all
+	E2MAP=$(abspath $(E2MAP)) scripts/bench.sh
+
+FORCE:
