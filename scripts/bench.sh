@@ -118,23 +118,7 @@ uuid_of() {
 }
 
 mke2fs_conf() {
-	cat <<'EOF'
-[defaults]
-	base_features = sparse_super,large_file,filetype,resize_inode,dir_index,ext_attr
-	default_mntopts = acl,user_xattr
-	enable_periodic_fsck = 0
-	blocksize = 4096
-	inode_size = 256
-	inode_ratio = 16384
-
-[fs_types]
-	ext3 = {
-		features = has_journal
-	}
-	ext4 = {
-		features = has_journal,extent,huge_file,flex_bg,metadata_csum,64bit,dir_nlink,extra_isize
-	}
-EOF
+	cat "$(dirname "$0")/mke2fs.conf"
 }
 
 # The generators print xfs_io commands (read by one xfs_io on stdin, which

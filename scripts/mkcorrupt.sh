@@ -24,6 +24,7 @@
 #                      walks (EXT4_MAX_EXTENT_DEPTH)
 set -eu -o pipefail
 export LC_ALL=C
+export MKE2FS_CONFIG=$(cd "$(dirname "$0")" && pwd)/mke2fs.conf
 [ $# = 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "mkcorrupt: must run as root" >&2; exit 1; }
 out=$(cd "$1" && pwd)

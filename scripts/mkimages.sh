@@ -76,30 +76,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # A private mke2fs.conf: the image layout must not depend on the host's file.
-export MKE2FS_CONFIG=$WORK/mke2fs.conf
-cat >"$MKE2FS_CONFIG" <<'EOF'
-[defaults]
-	base_features = sparse_super,large_file,filetype,resize_inode,dir_index,ext_attr
-	default_mntopts = acl,user_xattr
-	enable_periodic_fsck = 0
-	blocksize = 4096
-	inode_size = 256
-	inode_ratio = 16384
-
-[fs_types]
-	ext3 = {
-		features = has_journal
-	}
-	ext4 = {
-		features = has_journal,extent,huge_file,flex_bg,metadata_csum,64bit,dir_nlink,extra_isize
-	}
-	small = {
-		inode_ratio = 4096
-	}
-	floppy = {
-		inode_ratio = 8192
-	}
-EOF
+export MKE2FS_CONFIG=$(cd "$(dirname "$0")" && pwd)/mke2fs.conf
 export E2FSPROGS_FAKE_TIME=1700000000
 
 PIN=()
