@@ -104,6 +104,15 @@ bool e2map__inode_block_valid(const e2map_file_t *f, uint64_t pblk,
 uint64_t e2map__max_size(unsigned bits, bool huge_file);
 uint64_t e2map__max_bitmap_size(unsigned bits, bool huge_file);
 
+/* A name inside a directory: not NUL-terminated. */
+struct e2map_name {
+	const char *s;
+	unsigned len;
+};
+/* dirent.c: __ext4_find_entry, 0 and *INO, or -ENOENT, or the error. */
+int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
+		      uint32_t *ino);
+
 /* inode.c */
 /* "<INO>" or a path; *PARENT is the directory it was found in (0: none) */
 int e2map__lookup(e2map_t *m, const char *path, ext2_ino_t *ino,

@@ -1,0 +1,534 @@
+/*
+ * Finding a name in one directory as __ext4_find_entry does on a fresh
+ * mount: inline directories, the htree probe (dx_probe, with its checks
+ * and checksums), then the linear scan the kernel falls back to; each
+ * block read once, through the same mapping walk as file data, with the
+ * checks ext4_check_dir_entry makes on every entry.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RA_SIZE 8		/* NAMEI_RA_SIZE: blocks mapped per batch */
+#define FT_DIR_CSUM 0xDE
+#define TAIL_SIZE 12		/* struct ext4_dir_entry_tail */
+#define DX_TAIL_SIZE 8		/* struct dx_tail */
+#define DX_BAD (-100000)	/* ERR_BAD_DX_DIR: fall back to linear */
+
+
+/* One directory being searched. */
+struct dir {
+	e2map_file_t *f;
+	uint32_t bs;
+	bool csum;		/* metadata_csum */
+	bool hash_in_dirent;	/* encrypted + casefolded: 8 more bytes */
+};
+
+static uint32_t le16(const unsigned char *p)
+{
+	return p[0] | p[1] << 8;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* ext4_rec_len_from_disk */
+static uint32_t rec_len(const unsigned char *de, uint32_t bs)
+{
+	uint32_t len = le16(de + 4);
+
+	if (bs < 65536)
+		return len;
+	if (len == 65535 || len == 0)
+		return bs;
+	return (len & 65532) | ((len & 3) << 16);
+}
+
+/* ext4_dir_rec_len */
+static uint32_t dir_rec_len(unsigned name_len, bool hash)
+{
+	return ((name_len + 8 + 3) & ~3U) + (hash ? 8 : 0);
+}
+
+/* is_fake_dir_entry: "." / ".." or the checksum tail carry no hash. */
+static bool fake_entry(const unsigned char *de)
+{
+	return (de[6] > 0 && de[6] <= 2 && de[8] == '.' &&
+		(de[9] == '.' || de[9] == '\0')) || de[7] == FT_DIR_CSUM;
+}
+
+/* __ext4_check_dir_entry, on a matching entry at OFF of a SIZE buffer. */
+static bool entry_ok(const struct dir *d, const unsigned char *de, size_t off,
+		     size_t size)
+{
+	bool hash = d->hash_in_dirent && !fake_entry(de);
+	uint32_t rlen = rec_len(de, d->bs);
+	size_t next = off + rlen;
+	uint32_t tail = dir_rec_len(1, !d->csum && d->hash_in_dirent);
+
+	if (rlen < dir_rec_len(1, hash) || rlen % 4 ||
+	    rlen < dir_rec_len(de[6], hash) || next > size)
+		return false;
+	if (next + tail > size && next != size)
+		return false;
+	return le32(de) <= d->f->m->fs->super->s_inodes_count;
+}
+
+static int corrupt_entry(const struct dir *d)
+{
+	return e2map__fail(d->f->m, -EUCLEAN, "directory %u: corrupt entry",
+			   d->f->ino);
+}
+
+/*
+ * ext4_search_dir: 1 and *INO when found, 0 when not, -EUCLEAN for a
+ * corrupt entry (the matching one fails the full check, or a zero
+ * rec_len): what a lookup through such a block answers (verified on the
+ * kernel; an htree lookup falls back to the linear scan instead).
+ */
+static int search_buf(const struct dir *d, const unsigned char *buf,
+		      size_t size, const struct e2map_name *n, uint32_t *ino)
+{
+	size_t off = 0;
+	uint32_t rlen;
+
+	while (off + 8 < size) {
+		const unsigned char *de = buf + off;
+
+		if (off + 8 + de[6] <= size && le32(de) && de[6] == n->len &&
+		    !memcmp(de + 8, n->s, n->len)) {
+			if (!entry_ok(d, de, off, size))
+				return corrupt_entry(d);
+			*ino = le32(de);
+			return 1;
+		}
+		if ((rlen = rec_len(de, d->bs)) == 0)
+			return corrupt_entry(d);
+		off += rlen;
+	}
+	return 0;
+}
+
+/* The crc32c seed of the directory inode (ext4_iget's i_csum_seed). */
+static uint32_t inode_seed(const e2map_file_t *f)
+{
+	uint32_t le_ino = ext2fs_cpu_to_le32(f->ino);
+	uint32_t crc = ext2fs_crc32c_le(f->m->fs->csum_seed,
+					(unsigned char *)&le_ino, 4);
+
+	return ext2fs_crc32c_le(crc, (unsigned char *)&f->inode->i_generation,
+				4);
+}
+
+/* ext4_dirblock_csum_verify: the tail sits at the very end of the block. */
+static bool leaf_csum_ok(const struct dir *d, const unsigned char *b)
+{
+	const unsigned char *t = b + d->bs - TAIL_SIZE;
+
+	if (!d->csum)
+		return true;
+	if (le32(t) || rec_len(t, d->bs) != TAIL_SIZE || t[6] ||
+	    t[7] != FT_DIR_CSUM)
+		return false;
+	return ext2fs_crc32c_le(inode_seed(d->f), b, d->bs - TAIL_SIZE) ==
+	       le32(t + 8);
+}
+
+/* get_dx_countlimit: where count/limit sit in a root or node block. */
+static size_t dx_count_offset(const struct dir *d, const unsigned char *b)
+{
+	uint32_t rlen = rec_len(b, d->bs);
+
+	if (rlen == d->bs)
+		return 8;
+	if (rlen != 12 || rec_len(b + 12, d->bs) != d->bs - 12 ||
+	    le32(b + 24) || b[29] != 8)
+		return 0;
+	return 32;
+}
+
+/* ext4_dx_csum_verify */
+static bool dx_csum_ok(const struct dir *d, const unsigned char *b)
+{
+	size_t coff = dx_count_offset(d, b), limit, count;
+	unsigned char zero[4] = { 0 };
+	uint32_t crc;
+
+	if (!d->csum)
+		return true;
+	if (!coff)
+		return false;
+	limit = le16(b + coff);
+	count = le16(b + coff + 2);
+	if (coff + limit * 8 > d->bs - DX_TAIL_SIZE || count > limit)
+		return false;
+	crc = ext2fs_crc32c_le(inode_seed(d->f), b, coff + count * 8);
+	crc = ext2fs_crc32c_le(crc, b + coff + limit * 8, 4);
+	crc = ext2fs_crc32c_le(crc, zero, 4);
+	return crc == le32(b + coff + limit * 8 + 4);
+}
+
+/*
+ * Where logical block LBLK of the directory lies: 0 for a hole, and then
+ * *HOLE is how many blocks the hole spans (at most N).
+ */
+static int dir_map(const struct dir *d, uint32_t lblk, uint32_t n,
+		   uint64_t *pblk, uint32_t *hole)
+{
+	struct es_entry r;
+	int err;
+
+	if ((err = e2map__map_blocks(d->f, lblk, n, &r)) < 0)
+		return err;
+	*pblk = r.kind == E2MAP_RUN_HOLE ? 0 : r.pblk;
+	*hole = r.kind == E2MAP_RUN_HOLE ? r.len : 0;
+	return 0;
+}
+
+/*
+ * __ext4_read_dirblock's buffer_verified: a block whose checksum passed
+ * once is trusted from then on (the image never changes under us).
+ */
+static bool csum_once(const struct dir *d, uint64_t pblk, bool index,
+		      const unsigned char *b)
+{
+	struct blkset *ok = &d->f->m->dir_ok;
+	int err = 0;
+
+	if (e2map__blkset_has(ok, pblk))
+		return true;
+	if (!(index ? dx_csum_ok(d, b) : leaf_csum_ok(d, b)))
+		return false;
+	e2map__blkset_add(ok, pblk, &err);
+	return true;
+}
+
+enum dirblock_type { DIRENT_HTREE, INDEX };
+
+/* ext4_read_dirblock for the htree walk: holes and checksums refused. */
+static int read_dirblock(const struct dir *d, uint32_t lblk,
+			 enum dirblock_type type, unsigned char *b)
+{
+	e2map_t *m = d->f->m;
+	uint64_t pblk;
+	uint32_t hole;
+	bool dx;
+	int err;
+
+	if (lblk >= d->f->size / d->bs)
+		return e2map__fail(m, -EUCLEAN, "directory %u: block %u past "
+				   "i_size", d->f->ino, lblk);
+	if ((err = dir_map(d, lblk, 1, &pblk, &hole)) < 0)
+		return err;
+	if (!pblk)
+		return e2map__fail(m, -EUCLEAN, "directory %u: hole in the "
+				   "htree at block %u", d->f->ino, lblk);
+	if ((err = e2map__read_block(m, pblk, b)) < 0)
+		return err;
+	dx = lblk == 0 || rec_len(b, d->bs) == d->bs;
+	if (!dx && type == INDEX)
+		return e2map__fail(m, -EUCLEAN, "directory %u: leaf block %u "
+				   "where an index was expected", d->f->ino,
+				   lblk);
+	if ((dx && type == INDEX && !csum_once(d, pblk, true, b)) ||
+	    (!dx && !csum_once(d, pblk, false, b)))
+		return e2map__fail(m, -EBADMSG, "directory %u: block %u "
+				   "checksum does not match", d->f->ino, lblk);
+	return 0;
+}
+
+/* One level of the htree walk (struct dx_frame). */
+struct frame {
+	unsigned char *b;
+	size_t entries;		/* offset of the dx_entry array */
+	unsigned at, count;
+};
+
+static uint32_t dx_hash(const struct frame *fr, unsigned i)
+{
+	return le32(fr->b + fr->entries + 8 * i);
+}
+
+static uint32_t dx_block(const struct frame *fr, unsigned i)
+{
+	return le32(fr->b + fr->entries + 8 * i + 4) & 0x0fffffff;
+}
+
+/* dx_root_limit / dx_node_limit */
+static unsigned dx_limit(const struct dir *d, size_t used)
+{
+	return (unsigned)((d->bs - used - (d->csum ? DX_TAIL_SIZE : 0)) / 8);
+}
+
+/* ext4fs_dirhash with the root's version and the superblock's seed. */
+static int name_hash(const struct dir *d, unsigned version,
+		     const struct e2map_name *n, uint32_t *hash)
+{
+	struct ext2_super_block *sb = d->f->m->fs->super;
+	ext2_dirhash_t h, minor;
+
+	if (version <= EXT2_HASH_TEA &&
+	    (sb->s_flags & EXT2_FLAGS_UNSIGNED_HASH))
+		version += EXT2_HASH_LEGACY_UNSIGNED;
+	if (ext2fs_dirhash2(version, n->s, (int)n->len, NULL, 0,
+			    sb->s_hash_seed, &h, &minor))
+		return DX_BAD;
+	*hash = h;
+	return 0;
+}
+
+/* dx_probe's checks of the root; DX_BAD sends the lookup to linear. */
+static int dx_root(const struct dir *d, struct frame *fr, unsigned *levels,
+		   const struct e2map_name *n, uint32_t *hash)
+{
+	const unsigned char *info = fr->b + 24;
+	unsigned version = info[4], max;
+	bool large = ext2fs_has_feature_largedir(d->f->m->fs->super);
+	int err;
+
+	if (version != EXT2_HASH_LEGACY && version != EXT2_HASH_HALF_MD4 &&
+	    version != EXT2_HASH_TEA && version != EXT2_HASH_SIPHASH)
+		return DX_BAD;
+	if ((version == EXT2_HASH_SIPHASH) != d->hash_in_dirent)
+		return DX_BAD;
+	/* Hashes of encrypted + casefolded names come from the name: n/a. */
+	if (d->hash_in_dirent)
+		return DX_BAD;
+	if ((err = name_hash(d, version, n, hash)) < 0)
+		return err;
+	max = large ? 3 : 2;
+	if ((info[7] & 1) || info[6] >= max)
+		return DX_BAD;
+	*levels = info[6];
+	fr->entries = 24 + info[5];
+	if (le16(fr->b + fr->entries) != dx_limit(d, 24 + info[5]))
+		return DX_BAD;
+	return 0;
+}
+
+/*
+ * dx_probe: from the root down to the leaf's index entry for HASH.
+ * FR[0..levels] are filled; errors other than DX_BAD are final.
+ */
+static int dx_probe(const struct dir *d, struct frame *fr, unsigned *levels,
+		    const struct e2map_name *n, uint32_t *hash)
+{
+	uint32_t blocks[4] = { 0 };
+	unsigned level = 0, i;
+	int err;
+
+	if ((err = read_dirblock(d, 0, INDEX, fr[0].b)) < 0 ||
+	    (err = dx_root(d, &fr[0], levels, n, hash)) < 0)
+		return err;
+	for (;;) {
+		struct frame *f = &fr[level];
+		unsigned lo = 1, hi, limit = le16(f->b + f->entries);
+
+		f->count = le16(f->b + f->entries + 2);
+		if (!f->count || f->count > limit)
+			return DX_BAD;
+		hi = f->count - 1;
+		while (lo <= hi && hi != ~0U) {
+			unsigned mid = lo + (hi - lo) / 2;
+
+			if (dx_hash(f, mid) > *hash)
+				hi = mid - 1;
+			else
+				lo = mid + 1;
+		}
+		f->at = lo - 1;
+		for (i = 0; i <= level; i++)
+			if (blocks[i] == dx_block(f, f->at))
+				return DX_BAD;
+		if (++level > *levels)
+			return 0;
+		blocks[level] = dx_block(f, f->at);
+		if ((err = read_dirblock(d, blocks[level], INDEX,
+					 fr[level].b)) < 0)
+			return err;
+		fr[level].entries = 8;
+		if (le16(fr[level].b + 8) != dx_limit(d, 8))
+			return DX_BAD;
+	}
+}
+
+/* ext4_htree_next_block: 1 when the next leaf may hold HASH too. */
+static int dx_next(const struct dir *d, struct frame *fr, unsigned levels,
+		   uint32_t hash)
+{
+	int p = (int)levels, err;
+	unsigned up = 0;
+
+	while (++fr[p].at >= fr[p].count) {
+		if (p == 0)
+			return 0;
+		up++;
+		p--;
+	}
+	if (!(hash & 1) && (dx_hash(&fr[p], fr[p].at) & ~1U) != hash)
+		return 0;
+	while (up--) {
+		if ((err = read_dirblock(d, dx_block(&fr[p], fr[p].at), INDEX,
+					 fr[p + 1].b)) < 0)
+			return err;
+		p++;
+		fr[p].entries = 8;
+		fr[p].at = 0;
+		fr[p].count = le16(fr[p].b + 10);
+	}
+	return 1;
+}
+
+/* ext4_dx_find_entry: 1 found, 0 not, DX_BAD or -errno. */
+static int dx_find(const struct dir *d, const struct e2map_name *n, uint32_t *ino,
+		   unsigned char *bufs)
+{
+	struct frame fr[4];
+	unsigned levels = 0, i;
+	uint32_t hash;
+	int r;
+
+	for (i = 0; i < 4; i++)
+		fr[i] = (struct frame){ bufs + (size_t)i * d->bs, 0, 0, 0 };
+	if ((r = dx_probe(d, fr, &levels, n, &hash)) < 0)
+		return r;
+	do {
+		unsigned char *leaf = bufs + 4 * (size_t)d->bs;
+
+		r = read_dirblock(d, dx_block(&fr[levels], fr[levels].at),
+				  DIRENT_HTREE, leaf);
+		if (r < 0)
+			return r;
+		r = search_buf(d, leaf, d->bs, n, ino);
+		if (r != 0)
+			return r < 0 ? DX_BAD : 1;
+		r = dx_next(d, fr, levels, hash);
+	} while (r == 1);
+	return r;
+}
+
+/* is_dx_internal_node: blocks whose checksum the linear scan skips. */
+static bool dx_internal(const struct dir *d, uint32_t lblk,
+			const unsigned char *b)
+{
+	if (!(d->f->inode->i_flags & EXT2_INDEX_FL) ||
+	    !ext2fs_has_feature_dir_index(d->f->m->fs->super))
+		return false;
+	return lblk == 0 || (!le32(b) && rec_len(b, d->bs) == d->bs);
+}
+
+/* Map one batch from BLOCK: mapping errors come before any search. */
+static int map_batch(const struct dir *d, uint64_t block, uint32_t cnt,
+		     uint64_t nblocks, uint64_t *pblk, uint64_t *hole_end)
+{
+	uint32_t i, hole;
+	int err;
+
+	for (i = 0; i < cnt; i++) {
+		uint64_t b = block + i;
+
+		if (b < *hole_end) {
+			pblk[i] = 0;
+			continue;
+		}
+		if ((err = dir_map(d, (uint32_t)b, (uint32_t)(nblocks - b),
+				   &pblk[i], &hole)) < 0)
+			return err;
+		if (!pblk[i])
+			*hole_end = b + hole;
+	}
+	return 0;
+}
+
+/*
+ * __ext4_find_entry's linear scan: blocks mapped RA_SIZE at a time (a
+ * mapping error anywhere in the batch fails the lookup), holes skipped;
+ * batches wholly inside a hole are skipped without mapping each block.
+ */
+static int linear_find(const struct dir *d, const struct e2map_name *n,
+		       uint32_t *ino, unsigned char *b)
+{
+	uint64_t nblocks = d->f->size / d->bs, pblk[RA_SIZE];
+	uint64_t block = 0, hole_end = 0;
+	uint32_t i, cnt;
+	int err, r;
+
+	if (nblocks > E2MAP_MAX_BLOCKS)
+		nblocks = E2MAP_MAX_BLOCKS;
+	while (block < nblocks) {
+		cnt = nblocks - block < RA_SIZE ? (uint32_t)(nblocks - block) :
+						  RA_SIZE;
+		if ((err = map_batch(d, block, cnt, nblocks, pblk,
+				     &hole_end)) < 0)
+			return err;
+		for (i = 0; i < cnt; i++) {
+			if (!pblk[i])
+				continue;
+			if ((err = e2map__read_block(d->f->m, pblk[i], b)) < 0)
+				return err;
+			if (!dx_internal(d, (uint32_t)(block + i), b) &&
+			    !csum_once(d, pblk[i], false, b))
+				return e2map__fail(d->f->m, -EBADMSG, "directory "
+						   "%u: block %u checksum does "
+						   "not match", d->f->ino,
+						   (uint32_t)(block + i));
+			if ((r = search_buf(d, b, d->bs, n, ino)) != 0)
+				return r;
+		}
+		block += cnt;
+		if (hole_end > block)
+			block = hole_end / RA_SIZE * RA_SIZE;
+	}
+	return 0;
+}
+
+/* ext4_find_inline_entry: i_block past the parent, then system.data. */
+static int inline_find(const struct dir *d, const struct e2map_name *n,
+		       uint32_t *ino)
+{
+	const e2map_file_t *f = d->f;
+	int r;
+
+	r = search_buf(d, (const unsigned char *)f->inode->i_block + 4, 56, n,
+		       ino);
+	if (r != 0 || f->inline_size <= 60)
+		return r;
+	return search_buf(d, f->raw + f->inline_value, f->inline_size - 60, n,
+			  ino);
+}
+
+/* __ext4_find_entry: 0 and *INO, or -ENOENT, or the error. */
+int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
+		      uint32_t *ino)
+{
+	e2map_t *m = dir->m;
+	uint32_t fl = dir->inode->i_flags;
+	struct dir d = { dir, m->bs, ext2fs_has_feature_metadata_csum(m->fs->super),
+			 (fl & EXT4_ENCRYPT_FL) && (fl & EXT4_CASEFOLD_FL) };
+	unsigned char *bufs;
+	int r;
+
+	if (dir->src == SRC_INLINE) {
+		r = inline_find(&d, n, ino);
+	} else {
+		if (!(bufs = malloc(5 * (size_t)m->bs)))
+			return -ENOMEM;
+		r = DX_BAD;
+		if ((fl & EXT2_INDEX_FL) &&
+		    ext2fs_has_feature_dir_index(m->fs->super))
+			r = dx_find(&d, n, ino, bufs);
+		if (r == DX_BAD)
+			r = linear_find(&d, n, ino, bufs);
+		free(bufs);
+	}
+	if (r == 1)
+		return 0;
+	if (r < 0)
+		return r;
+	return e2map__fail(m, -ENOENT, "no entry '%.*s' in directory %u",
+			   (int)n->len, n->s, dir->ino);
+}
