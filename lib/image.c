@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <et/com_err.h>
 
 struct options {
 	uint64_t offset;
@@ -76,6 +79,29 @@ static int check_geometry(e2map_t *m, const char *image, uint64_t offset)
 	return 0;
 }
 
+/*
+ * Refusals the kernel makes at mount time, so that e2map does not answer
+ * for an image no mount could serve: a block size above the page size
+ * (ext4_load_super), and group descriptors whose bitmaps or inode table
+ * lie outside the filesystem or over its metadata (ext4_check_descriptors;
+ * libext2fs's ext2fs_check_desc makes the same placement checks).
+ */
+static int check_mountable(e2map_t *m)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	errcode_t code;
+
+	if (page > 0 && m->bs > (unsigned long)page)
+		return e2map__fail(NULL, -EINVAL, "block size %u: the kernel "
+				   "mounts block sizes up to the page size, %ld",
+				   m->bs, page);
+	if ((code = ext2fs_check_desc(m->fs)) != 0)
+		return e2map__fail(NULL, -EUCLEAN, "group descriptors "
+				   "corrupted (the kernel refuses to mount): %s",
+				   error_message(code));
+	return 0;
+}
+
 static int open_fs(const char *image, const struct options *o, e2map_t *m)
 {
 	char io_opts[64] = "";
@@ -119,7 +145,8 @@ int e2map_open(const char *image, const char *options, e2map_t **out)
 		return -ENOMEM;
 	m->warm = o.warm;
 	if ((err = open_fs(image, &o, m)) < 0 ||
-	    (err = check_geometry(m, image, o.offset)) < 0) {
+	    (err = check_geometry(m, image, o.offset)) < 0 ||
+	    (err = check_mountable(m)) < 0) {
 		e2map_close(m);
 		return err;
 	}

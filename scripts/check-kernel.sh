@@ -17,7 +17,8 @@ n=${1:-50}
 here=$(cd "$(dirname "$0")" && pwd)
 probe=${PROBE:-$here/../tests/probe}
 e2map=${E2MAP:-$here/../cmd/e2map}
-work=/tmp/e2map-check-kernel
+# A directory of its own: two runs at once must not share images.
+work=$(mktemp -d /tmp/e2map-check-kernel.XXXXXX)
 seed=${SEED:-$(( $(date +%s) % 100000 ))}
 
 if [ "$(id -u)" != 0 ]; then
@@ -42,7 +43,6 @@ if [ ! -x "$e2map" ]; then
 	goldens=0
 fi
 
-rm -rf "$work"
 mkdir -p "$work"
 echo "check-kernel: $n images, SEED=$seed, work in $work"
 RANDOM=$seed
