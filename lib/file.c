@@ -23,19 +23,6 @@ static int check_type(e2map_file_t *f)
 	return 0;
 }
 
-/* ext4_inode_blocks: i_blocks in 512-byte units. */
-static uint64_t inode_blocks(const e2map_file_t *f)
-{
-	const struct ext2_inode_large *in = f->inode;
-	uint64_t blocks = in->i_blocks;
-
-	if (!ext2fs_has_feature_huge_file(f->m->fs->super))
-		return blocks;
-	blocks |= (uint64_t)in->osd2.linux2.l_i_blocks_hi << 32;
-	return (in->i_flags & EXT4_HUGE_FILE_FL) ? blocks << (f->m->bits - 9) :
-						    blocks;
-}
-
 /* ext4_inode_is_fast_symlink: the target lives in i_block, no blocks. */
 bool e2map__fast_symlink(const e2map_file_t *f)
 {
@@ -47,7 +34,7 @@ bool e2map__fast_symlink(const e2map_file_t *f)
 		       f->size < EXT2_N_BLOCKS * 4;
 	if (f->src == SRC_INLINE)
 		return false;
-	return inode_blocks(f) == ea;
+	return e2map__inode_blocks(f) == ea;
 }
 
 /*

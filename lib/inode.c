@@ -183,23 +183,30 @@ int e2map__inode_load(e2map_file_t *f, bool by_number)
 	return check_acl(f);
 }
 
-int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st)
+/* ext4_inode_blocks: i_blocks in 512-byte units. */
+uint64_t e2map__inode_blocks(const e2map_file_t *f)
 {
-	struct ext2_inode_large *in = f->inode;
+	const struct ext2_inode_large *in = f->inode;
 	uint64_t blocks = in->i_blocks;
 
-	if (ext2fs_has_feature_huge_file(f->m->fs->super)) {
-		blocks |= (uint64_t)in->osd2.linux2.l_i_blocks_hi << 32;
-		if (in->i_flags & EXT4_HUGE_FILE_FL)
-			blocks <<= f->m->bits - 9;
-	}
+	if (!ext2fs_has_feature_huge_file(f->m->fs->super))
+		return blocks;
+	blocks |= (uint64_t)in->osd2.linux2.l_i_blocks_hi << 32;
+	return (in->i_flags & EXT4_HUGE_FILE_FL) ? blocks << (f->m->bits - 9) :
+						    blocks;
+}
+
+int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st)
+{
 	memset(st, 0, sizeof(*st));
+	if (!f)
+		return -EINVAL;
 	st->ino = f->ino;
-	st->mode = in->i_mode;
+	st->mode = f->inode->i_mode;
 	st->blksize = f->m->bs;
 	st->size = f->size;
-	st->blocks = blocks;
+	st->blocks = e2map__inode_blocks(f);
 	st->maxbytes = f->maxbytes;
-	st->flags = in->i_flags & FL_USER_VISIBLE;
+	st->flags = f->inode->i_flags & FL_USER_VISIBLE;
 	return 0;
 }

@@ -114,6 +114,7 @@ int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
 		      uint32_t *ino);
 
 /* inode.c */
+uint64_t e2map__inode_blocks(const e2map_file_t *f);
 /* "<INO>" or a path; *PARENT is the directory it was found in (0: none) */
 int e2map__lookup(e2map_t *m, const char *path, ext2_ino_t *ino,
 		  ext2_ino_t *parent);
