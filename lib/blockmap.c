@@ -22,11 +22,6 @@ struct path {
 	uint32_t boundary;	/* blocks left in the last array after ours */
 };
 
-static uint32_t le32(const unsigned char *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* ext4_block_to_path: where LBLK's pointer lives; false past the tree. */
 static bool block_to_path(unsigned bits, uint64_t lblk, struct path *p)
 {

@@ -29,11 +29,6 @@
 #define IV_INO_LBLK_64 0x08
 #define IV_INO_LBLK_32 0x10
 
-static uint32_t le32(const unsigned char *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static size_t entry_len(const unsigned char *e)
 {
 	return (16 + e[0] + 3) & ~(size_t)3;

@@ -26,16 +26,6 @@ struct dir {
 	bool hash_in_dirent;	/* encrypted + casefolded: 8 more bytes */
 };
 
-static uint32_t le16(const unsigned char *p)
-{
-	return p[0] | p[1] << 8;
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* ext4_rec_len_from_disk */
 static uint32_t rec_len(const unsigned char *de, uint32_t bs)
 {

@@ -31,16 +31,6 @@ struct extent {
 	bool unwritten;
 };
 
-static uint16_t le16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static void node_init(struct node *n, const unsigned char *p)
 {
 	n->p = p;

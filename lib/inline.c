@@ -23,19 +23,14 @@ struct ibody_entry {
 	uint32_t hash;
 };
 
-static uint32_t get_le32(const unsigned char *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static void get_entry(const unsigned char *p, struct ibody_entry *e)
 {
 	e->name_len = p[0];
 	e->name_index = p[1];
 	e->value_offs = p[2] | p[3] << 8;
-	e->value_inum = get_le32(p + 4);
-	e->value_size = get_le32(p + 8);
-	e->hash = get_le32(p + 12);
+	e->value_inum = le32(p + 4);
+	e->value_size = le32(p + 8);
+	e->hash = le32(p + 12);
 }
 
 static int bad_entry(e2map_file_t *f)
@@ -64,7 +59,7 @@ static size_t table_end(const unsigned char *base, size_t size)
 {
 	size_t pos = 0;
 
-	while (pos + 4 <= size && get_le32(base + pos) != 0) {
+	while (pos + 4 <= size && le32(base + pos) != 0) {
 		if (pos + 16 > size || pos + entry_size(base + pos) >= size ||
 		    memchr(base + pos + 16, 0, base[pos]))
 			return 0;
@@ -106,7 +101,7 @@ static int scan_entries(e2map_file_t *f, const unsigned char *base, size_t size)
 	size_t pos, tend = table_end(base, size);
 	struct ibody_entry e;
 
-	if (!tend && (size < 4 || get_le32(base) != 0))
+	if (!tend && (size < 4 || le32(base) != 0))
 		return bad_entry(f);
 	for (pos = 0; pos < tend; pos += entry_size(base + pos)) {
 		get_entry(base + pos, &e);
@@ -134,7 +129,7 @@ int e2map__ibody_scan(e2map_file_t *f)
 	if (isize <= EXT2_GOOD_OLD_INODE_SIZE || !f->inode->i_extra_isize)
 		return 0;
 	start = EXT2_GOOD_OLD_INODE_SIZE + f->inode->i_extra_isize;
-	if (start + 4 > isize || get_le32(f->raw + start) != XATTR_MAGIC)
+	if (start + 4 > isize || le32(f->raw + start) != XATTR_MAGIC)
 		return 0;
 	f->xattr_in_inode = true;
 	return scan_entries(f, f->raw + start + 4, isize - start - 4);

@@ -13,6 +13,17 @@
 #include <stdbool.h>
 #include <ext2fs/ext2fs.h>
 
+/* On-disk little-endian fields, read byte by byte (any alignment). */
+static inline uint16_t le16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t le32(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 /* Largest logical block count of a file, as ext4's EXT_MAX_BLOCKS. */
 #define E2MAP_MAX_BLOCKS 0xffffffffULL
 /* Deepest extent tree the kernel walks (EXT4_MAX_EXTENT_DEPTH). */

@@ -8,16 +8,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-static uint16_t le16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* Inodes of group G that may be in use: all but the never-used tail. */
 static uint32_t group_inodes(ext2_filsys fs, dgrp_t g)
 {
