@@ -21,7 +21,27 @@ struct walk {
 	size_t n, cap;
 	unsigned links;
 	ext2_ino_t parent;	/* where the last component was found */
+	e2map_file_t *dir;	/* the last directory read, kept for reuse */
 };
+
+/*
+ * The directory at the end of the chain, read once: each component
+ * becomes the next lookup's directory without a second __ext4_iget.
+ */
+static int current_dir(struct walk *w, e2map_file_t **out)
+{
+	ext2_ino_t ino = w->chain[w->n - 1];
+	int err;
+
+	if (!w->dir || w->dir->ino != ino) {
+		e2map_file_close(w->dir);
+		w->dir = NULL;
+		if ((err = e2map__iget(w->m, ino, false, &w->dir)) < 0)
+			return err;
+	}
+	*out = w->dir;
+	return 0;
+}
 
 static int chain_push(struct walk *w, ext2_ino_t ino)
 {
@@ -116,12 +136,11 @@ static int lookup_one(struct walk *w, const struct e2map_name *name,
 
 	if (n.len > NAME_LEN)
 		return e2map__fail(w->m, -ENAMETOOLONG, "name too long");
-	if ((err = e2map__iget(w->m, w->chain[w->n - 1], false, &dir)) < 0)
+	if ((err = current_dir(w, &dir)) < 0)
 		return err;
 	if ((err = crypt_name(dir, &n, disk)) == 0 &&
 	    (err = e2map__find_entry(dir, &n, &ino)) == 0)
 		err = lookup_child(w, dir, ino, out);
-	e2map_file_close(dir);
 	return err;
 }
 
@@ -217,8 +236,11 @@ static int step(struct walk *w, const struct e2map_name *n, bool last,
 		else if (!LINUX_S_ISDIR(f->inode->i_mode))
 			err = e2map__fail(w->m, -ENOTDIR, "inode %u is not a "
 					  "directory", f->ino);
-		else
-			err = chain_push(w, f->ino);
+		else if ((err = chain_push(w, f->ino)) == 0) {
+			e2map_file_close(w->dir);
+			w->dir = f;	/* the next component's directory */
+			f = NULL;
+		}
 	}
 	e2map_file_close(f);
 	return err;
@@ -261,12 +283,13 @@ static int walk_path(struct walk *w, const char *path, bool want_dir,
 int e2map__lookup_path(e2map_t *m, const char *path, ext2_ino_t *ino,
 		       ext2_ino_t *parent)
 {
-	struct walk w = { m, NULL, 0, 0, 0, 0 };
+	struct walk w = { .m = m };
 	int err;
 
 	if ((err = chain_push(&w, EXT2_ROOT_INO)) == 0)
 		err = walk_path(&w, path, false, ino);
 	*parent = w.parent ? w.parent : EXT2_ROOT_INO;
+	e2map_file_close(w.dir);
 	free(w.chain);
 	return err;
 }
