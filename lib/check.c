@@ -26,7 +26,8 @@ static int seek_walk(e2map_file_t *f, struct e2map_check_stats *st)
 		hole = e2map_lseek(f, data, E2MAP_SEEK_HOLE);
 		if (hole < 0)
 			return (int)hole;
-		if (hole <= pos && pos)
+		/* Each round must move past its data, or the walk never ends. */
+		if (hole <= data)
 			return e2map__fail(f->m, -EUCLEAN, "inode %u: seek "
 					   "made no progress", f->ino);
 		if (hole == INT64_MAX)
