@@ -254,6 +254,18 @@ static unsigned dx_limit(const struct dir *d, size_t used)
 	return (unsigned)((d->bs - used - (d->csum ? DX_TAIL_SIZE : 0)) / 8);
 }
 
+/*
+ * ext4_hash_info_init's s_hash_unsigned: the unsigned variants unless the
+ * superblock says "signed" alone.  With neither flag the kernel goes by
+ * its own char type, and kernels since 6.2 are built with -funsigned-char
+ * on every architecture (before, x86 and most others hashed signed).
+ */
+static bool hash_unsigned(const struct ext2_super_block *sb)
+{
+	return (sb->s_flags & EXT2_FLAGS_UNSIGNED_HASH) ||
+	       !(sb->s_flags & EXT2_FLAGS_SIGNED_HASH);
+}
+
 /* ext4fs_dirhash with the root's version and the superblock's seed. */
 static int name_hash(const struct dir *d, unsigned version,
 		     const struct e2map_name *n, uint32_t *hash)
@@ -261,12 +273,14 @@ static int name_hash(const struct dir *d, unsigned version,
 	struct ext2_super_block *sb = d->f->m->fs->super;
 	ext2_dirhash_t h, minor;
 
-	if (version <= EXT2_HASH_TEA &&
-	    (sb->s_flags & EXT2_FLAGS_UNSIGNED_HASH))
+	if (version <= EXT2_HASH_TEA && hash_unsigned(sb))
 		version += EXT2_HASH_LEGACY_UNSIGNED;
 	if (ext2fs_dirhash2(version, n->s, (int)n->len, NULL, 0,
 			    sb->s_hash_seed, &h, &minor))
 		return DX_BAD;
+	/* __ext4fs_dirhash keeps the end-of-directory marker free. */
+	if (h == 0xfffffffe)
+		h = 0xfffffffc;
 	*hash = h;
 	return 0;
 }
