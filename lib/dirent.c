@@ -24,6 +24,8 @@ struct dir {
 	uint32_t bs;
 	bool csum;		/* metadata_csum */
 	bool hash_in_dirent;	/* encrypted + casefolded: 8 more bytes */
+	/* casefolded (and not encrypted): the superblock's encoding */
+	const struct ext2fs_nls_table *cf;
 };
 
 /* ext4_rec_len_from_disk */
@@ -75,6 +77,22 @@ static int corrupt_entry(const struct dir *d)
 }
 
 /*
+ * ext4_match: the same bytes, or in a casefolded directory what
+ * generic_ci_match adds, the names equal once normalised and casefolded
+ * (libext2fs carries the kernel's utf8 tables).  The comparison fails,
+ * so the entry does not match, when either name is not valid UTF-8: such
+ * names are found by their exact bytes only.
+ */
+static bool name_match(const struct dir *d, const unsigned char *de,
+		       const struct e2map_name *n)
+{
+	if (de[6] == n->len && !memcmp(de + 8, n->s, n->len))
+		return true;
+	return d->cf && ext2fs_casefold_cmp(d->cf, (const unsigned char *)n->s,
+					    n->len, de + 8, de[6]) == 0;
+}
+
+/*
  * ext4_search_dir: 1 and *INO when found, 0 when not, -EUCLEAN for a
  * corrupt entry (the matching one fails the full check, or a zero
  * rec_len): what a lookup through such a block answers (verified on the
@@ -89,8 +107,8 @@ static int search_buf(const struct dir *d, const unsigned char *buf,
 	while (off + 8 < size) {
 		const unsigned char *de = buf + off;
 
-		if (off + 8 + de[6] <= size && le32(de) && de[6] == n->len &&
-		    !memcmp(de + 8, n->s, n->len)) {
+		if (off + 8 + de[6] <= size && le32(de) &&
+		    name_match(d, de, n)) {
 			if (!entry_ok(d, de, off, size))
 				return corrupt_entry(d);
 			*ino = le32(de);
@@ -275,8 +293,10 @@ static int name_hash(const struct dir *d, unsigned version,
 
 	if (version <= EXT2_HASH_TEA && hash_unsigned(sb))
 		version += EXT2_HASH_LEGACY_UNSIGNED;
-	if (ext2fs_dirhash2(version, n->s, (int)n->len, NULL, 0,
-			    sb->s_hash_seed, &h, &minor))
+	/* ext4fs_dirhash: over the casefolded name when it has one. */
+	if (ext2fs_dirhash2(version, n->s, (int)n->len, d->cf,
+			    d->cf ? EXT4_CASEFOLD_FL : 0, sb->s_hash_seed, &h,
+			    &minor))
 		return DX_BAD;
 	/* __ext4fs_dirhash keeps the end-of-directory marker free. */
 	if (h == 0xfffffffe)
@@ -505,6 +525,33 @@ static int inline_find(const struct dir *d, const struct e2map_name *n,
 			  ino);
 }
 
+/*
+ * A casefolded directory, as the mount sees it: the encoding for names
+ * and hashes (an encrypted one is searched with no-key names, which the
+ * kernel compares byte for byte without the key).  In strict mode
+ * generic_ci_d_hash refuses a name that is not valid UTF-8 (it cannot be
+ * casefolded) before the directory is read: -EINVAL.
+ */
+static int casefold_setup(struct dir *d, const struct e2map_name *n)
+{
+	const struct ext2_super_block *sb = d->f->m->fs->super;
+	uint32_t fl = d->f->inode->i_flags;
+	const unsigned char *s = (const unsigned char *)n->s;
+
+	if (!(fl & EXT4_CASEFOLD_FL) || (fl & EXT4_ENCRYPT_FL))
+		return 0;
+	if (!(d->cf = ext2fs_load_nls_table(sb->s_encoding)))
+		return e2map__fail(d->f->m, -EINVAL, "unknown filename "
+				   "encoding %u", sb->s_encoding);
+	/* Casefolding a name succeeds when it compares equal to itself. */
+	if ((sb->s_encoding_flags & EXT4_ENC_STRICT_MODE_FL) &&
+	    ext2fs_casefold_cmp(d->cf, s, n->len, s, n->len) != 0)
+		return e2map__fail(d->f->m, -EINVAL, "'%.*s' is not valid "
+				   "UTF-8 (strict casefolded directory %u)",
+				   (int)n->len, n->s, d->f->ino);
+	return 0;
+}
+
 /* __ext4_find_entry: 0 and *INO, or -ENOENT, or the error. */
 int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
 		      uint32_t *ino)
@@ -512,10 +559,12 @@ int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
 	e2map_t *m = dir->m;
 	uint32_t fl = dir->inode->i_flags;
 	struct dir d = { dir, m->bs, ext2fs_has_feature_metadata_csum(m->fs->super),
-			 (fl & EXT4_ENCRYPT_FL) && (fl & EXT4_CASEFOLD_FL) };
+			 (fl & EXT4_ENCRYPT_FL) && (fl & EXT4_CASEFOLD_FL), NULL };
 	unsigned char *bufs;
 	int r;
 
+	if ((r = casefold_setup(&d, n)) < 0)
+		return r;
 	if (dir->src == SRC_INLINE) {
 		r = inline_find(&d, n, ino);
 	} else {

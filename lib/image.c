@@ -84,7 +84,8 @@ static int check_geometry(e2map_t *m, const char *image, uint64_t offset)
  * for an image no mount could serve: a block size above the page size
  * (ext4_load_super), and group descriptors whose bitmaps or inode table
  * lie outside the filesystem or over its metadata (ext4_check_descriptors;
- * libext2fs's ext2fs_check_desc makes the same placement checks).
+ * libext2fs's ext2fs_check_desc makes the same placement checks), and a
+ * casefold filename encoding it does not know (ext4_encoding_init).
  */
 static int check_mountable(e2map_t *m)
 {
@@ -95,6 +96,12 @@ static int check_mountable(e2map_t *m)
 		return e2map__fail(NULL, -EINVAL, "block size %u: the kernel "
 				   "mounts block sizes up to the page size, %ld",
 				   m->bs, page);
+	/* ext4_encoding_init: casefolding needs an encoding the kernel has. */
+	if (ext2fs_has_feature_casefold(m->fs->super) &&
+	    !ext2fs_load_nls_table(m->fs->super->s_encoding))
+		return e2map__fail(NULL, -EINVAL, "unknown filename encoding "
+				   "%u: the kernel refuses to mount it",
+				   m->fs->super->s_encoding);
 	if ((code = ext2fs_check_desc(m->fs)) != 0)
 		return e2map__fail(NULL, -EUCLEAN, "group descriptors "
 				   "corrupted (the kernel refuses to mount): %s",

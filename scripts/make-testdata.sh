@@ -1,6 +1,7 @@
 #!/bin/bash
 # Rebuild testdata/ from nothing with the kernel on this machine: the
-# images (mkimages.sh, mkcorrupt.sh; mkhash.sh records its own), then the kernel's answers for every
+# images (mkimages.sh, mkcorrupt.sh; mkhash.sh and mkcasefold.sh record
+# their own), then the kernel's answers for every
 # file of every image (record.sh, no caps), kept gzip-compressed as
 # NAME.calls.gz and NAME.golden.gz.  Needs root and loop mounts; a few
 # minutes.  The corpus recordings (testdata/corpus) are made separately:
@@ -12,9 +13,10 @@ out=${1:-$here/../testdata}
 "$here/mkcorrupt.sh" "$out"
 for img in "$out"/*.img.gz; do
 	name=$(basename "$img" .img.gz)
-	case $name in hash-*) continue ;; esac	# mkhash.sh records its own
+	case $name in hash-*|cf-*) continue ;; esac	# recorded by their scripts
 	MAXFILES=1000000 MAXEMPTY=1000000 GOLDEN_MAXFILES=1000000 \
 		GOLDEN_MAXBYTES=1000000000 "$here/record.sh" "$img" "$out"
 	gzip -9 -n -f "$out/$name.calls" "$out/$name.golden"
 done
 "$here/mkhash.sh" "$out"
+"$here/mkcasefold.sh" "$out"
