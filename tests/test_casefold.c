@@ -3,8 +3,8 @@
  * scripts/mkcasefold.sh, from the kernel where it has CONFIG_UNICODE, else
  * from debugfs listings and the kernel's casefold rule, never from e2map)
  * is replayed on testdata/NAME.img.gz: each "PATH = INODE" must open that
- * inode, each "PATH = -ERRNO" must fail with that errno.  PATH is escaped
- * as in .calls files (\xNN).
+ * inode, each "PATH = -ERRNO" must fail with that errno, and the image's
+ * bytes must not change.  PATH is escaped as in .calls files (\xNN).
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -113,7 +113,7 @@ ParameterizedTest(struct lookups *l, casefold, lookups, .timeout = 300,
 		  .fini = remove_scratch)
 {
 	struct calls_buf rep = { 0 };
-	char path[2048], *text;
+	char path[2048], *text, before[65], after[65];
 	e2map_t *m = NULL;
 	int bad;
 
@@ -124,12 +124,15 @@ ParameterizedTest(struct lookups *l, casefold, lookups, .timeout = 300,
 	snprintf(path, sizeof(path), "%s/%s.lookups", fixture_testdata(),
 		 l->name);
 	cr_assert((text = calls_read_file(path, NULL)), "cannot read %s", path);
+	cr_assert(fixture_sha256(img, before) == 0, "sha256sum %s failed", img);
 	cr_assert(e2map_open(img, NULL, &m) == 0, "e2map_open %s: %s", l->name,
 		  e2map_errmsg(NULL));
 	bad = check_all(m, text, &rep);
 	cr_expect(bad == 0, "%s: %d lookups differ:\n%.4000s", l->name, bad,
 		  rep.s ? rep.s : "");
 	e2map_close(m);
+	cr_expect(fixture_sha256(img, after) == 0 && !strcmp(before, after),
+		  "%s: the image changed", l->name);
 	calls_buf_free(&rep);
 	free(text);
 }
