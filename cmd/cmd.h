@@ -38,30 +38,29 @@ void fiemap_help(void);
 void filefrag_help(void);
 void seek_help(void);
 
-/* util.c */
+/* util.c: e2map's own errors, one line each, control bytes escaped */
 /* "usage: e2map NAME ARGS" on stderr; returns CMD_EXIT_USAGE. */
 int cmd_usage(const char *name);
 /* "e2map: NAME: FMT" on stderr, one line; returns CMD_EXIT_USAGE. */
 int cmd_usage_error(const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* "e2map: WHAT: strerror(err) (detail)" on stderr; returns CMD_EXIT_FAIL. */
+/* "e2map: WHAT: e2map_strerror(err) (detail)"; returns CMD_EXIT_FAIL. */
 int cmd_fail(const char *what, int err, const char *detail);
-/* As cmd_fail for a file: WHAT is "CMD: IMAGE:PATH". */
+/* As cmd_fail for a file: WHAT is "CMD: IMAGE:PATH", both escaped. */
 int cmd_fail_file(const char *cmd, const char *image, const char *path,
 		  int err, const e2map_t *m);
 /* After getopt's '?': "e2map: NAME: invalid option '-x'", usage; 2. */
 int cmd_bad_option(const char *name, char **argv);
 /* "e2map: FMT" on stderr, one line, for a failure that has no errno. */
 void cmd_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /*
- * xfs_io's cvtnum: strtoll in base 0 (0x.., 0..), then at most one unit
- * letter, case-insensitive: b = 4096 (xfs_io's block on a non-XFS file),
- * s = 512, k m g t p e = powers of 1024.  Digits beyond the range of
- * int64_t saturate at INT64_MAX (strtoll, as xfs_io); a sign, a unit that
- * overflows, or anything else is rejected: 0, or -EINVAL / -ERANGE.
+ * S with control bytes written C-style (\t \n \r \\, others \xNN), for
+ * e2map's own messages; one of four static buffers, reused in turn.
  */
-int cmd_parse_num(const char *s, int64_t *out);
+const char *cmd_esc(const char *s);
+/* strerror(-err): the tools' words (not e2map_strerror's). */
+const char *cmd_tool_strerror(int err);
+
 /* A plain non-negative decimal int (for counts such as -n). */
 int cmd_parse_count(const char *s, int *out);
 
@@ -69,20 +68,29 @@ int cmd_parse_count(const char *s, int *out);
 struct cmd_common {
 	const char *offset;	/* --offset BYTES, as typed */
 	bool json;		/* --json */
+	bool why;		/* --why: e2map's detail after a tool's error */
 };
 /* getopt_long codes for the long options; above any short option char. */
-enum { OPT_JSON = 0x100, OPT_OFFSET, OPT_HELP };
+enum { OPT_JSON = 0x100, OPT_OFFSET, OPT_HELP, OPT_WHY };
 
 /*
- * Open IMAGE with "offset=N" when --offset was given.  On failure prints
- * the error and returns CMD_EXIT_FAIL (or CMD_EXIT_USAGE for a bad
- * --offset); 0 on success.
+ * Open IMAGE with "offset=N" when --offset was given, then warn once on
+ * stderr when it is mounted or its journal needs recovery.  On failure
+ * prints "e2map: CMD: IMAGE: REASON" and returns CMD_EXIT_FAIL (or
+ * CMD_EXIT_USAGE for a bad --offset); 0 on success.
  */
 int cmd_open_image(const char *cmd, const struct cmd_common *co,
 		   const char *image, e2map_t **out);
-/* Open PATH in M; prints the error and returns CMD_EXIT_FAIL on failure. */
-int cmd_open_file(const char *cmd, e2map_t *m, const char *image,
-		  const char *path, e2map_file_t **out);
+/*
+ * Open PATH in M as the tool CMD mirrors opens it ("filefrag": open(2);
+ * else xfs_io: stat(2), then open(2)), and on failure print that tool's
+ * message (and, with --why, e2map's detail line).  0, or -errno.
+ */
+int cmd_tool_open(const char *cmd, const struct cmd_common *co, e2map_t *m,
+		  const char *image, const char *path, e2map_file_t **out);
+/* With --why: "e2map: CMD: IMAGE:PATH: REASON (detail)" on stderr. */
+void cmd_why(const struct cmd_common *co, const char *cmd, const char *image,
+	     const char *path, int err, const e2map_t *m);
 
 /* json.c: a small streaming writer; commas and escaping in one place. */
 #define JSON_MAX_DEPTH 16

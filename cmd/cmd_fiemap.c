@@ -81,6 +81,7 @@ void fiemap_help(void)
 "\n                   \"physical\",\"length\",\"flags\",\"flag_names\"}]}, "
 "bytes\n"
 "  --offset BYTES   the filesystem starts at BYTES in IMAGE\n"
+"  --why            after xfs_io's error message, e2map's detail line\n"
 "OFFSET and LENGTH take xfs_io's units (b = 4096, s = 512, k, m, g, ...).\n");
 }
 
@@ -291,8 +292,13 @@ static int run_text(e2map_file_t *f, const struct fiemap_opts *o,
 	int err;
 
 	printf("%s:\n", path);
-	if ((err = walk(f, o, &wk)) < 0)
+	if ((err = walk(f, o, &wk)) < 0) {
+		/* io/fiemap.c: progname, the ioctl, the file as typed. */
+		fflush(stdout);
+		fprintf(stderr, "xfs_io: ioctl(FS_IOC_FIEMAP) [\"%s\"]: %s\n",
+			path, cmd_tool_strerror(err));
 		return err;
+	}
 	if (wk.cur == o->max)
 		return 0;	/* xfs_io does not even fstat then */
 	if ((err = e2map_file_stat(f, st)) < 0)
@@ -346,12 +352,15 @@ static int fiemap_one(const struct fiemap_opts *o, const char *image,
 	status = cmd_open_image("fiemap", &o->co, image, &m);
 	if (status)
 		return status;
-	status = cmd_open_file("fiemap", m, image, path, &f);
-	if (!status) {
-		err = o->co.json ? run_json(f, o, path, &st)
-				 : run_text(f, o, path, &st);
-		if (err < 0)
+	/* xfs_io exits 1 when it cannot open its file, or FIEMAP fails. */
+	status = cmd_tool_open("fiemap", &o->co, m, image, path, &f) < 0 ?
+		 CMD_EXIT_FAIL : 0;
+	if (!status && o->co.json) {
+		if ((err = run_json(f, o, path, &st)) < 0)
 			status = cmd_fail_file("fiemap", image, path, err, m);
+	} else if (!status && (err = run_text(f, o, path, &st)) < 0) {
+		cmd_why(&o->co, "fiemap", image, path, err, m);
+		status = CMD_EXIT_FAIL;
 	}
 	e2map_file_close(f);
 	e2map_close(m);
@@ -362,6 +371,7 @@ static const struct option fiemap_long[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "offset", required_argument, NULL, OPT_OFFSET },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "why", no_argument, NULL, OPT_WHY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -380,10 +390,11 @@ static int parse_opts(int argc, char **argv, struct fiemap_opts *o)
 		case 'n':
 			if (cmd_parse_count(optarg, &o->max) < 0)
 				return cmd_usage_error("fiemap",
-					"invalid count '%s'", optarg);
+					"invalid count '%s'", cmd_esc(optarg));
 			break;
 		case OPT_JSON: o->co.json = true; break;
 		case OPT_OFFSET: o->co.offset = optarg; break;
+		case OPT_WHY: o->co.why = true; break;
 		case 'h':
 		case OPT_HELP: return fiemap_help(), 0;
 		default: return cmd_bad_option("fiemap", argv);
@@ -398,15 +409,15 @@ static int parse_range(int argc, char **argv, struct fiemap_opts *o)
 	int64_t v;
 
 	if (argc > 0) {
-		if (cmd_parse_num(argv[0], &v) < 0)
+		if (e2map_parse_bytes(argv[0], &v) < 0)
 			return cmd_usage_error("fiemap", "invalid offset '%s'",
-					       argv[0]);
+					       cmd_esc(argv[0]));
 		o->start = (uint64_t)v;
 	}
 	if (argc > 1) {
-		if (cmd_parse_num(argv[1], &v) < 0)
+		if (e2map_parse_bytes(argv[1], &v) < 0)
 			return cmd_usage_error("fiemap", "invalid length '%s'",
-					       argv[1]);
+					       cmd_esc(argv[1]));
 		o->range_end = o->start + (uint64_t)v;
 	}
 	return -1;

@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* filefrag's 16 KiB buffer holds this many extents after the header. */
 #define FF_BATCH ((16384 - sizeof(struct fiemap)) / \
@@ -54,7 +55,10 @@ void filefrag_help(void)
 "  -v       the extent table\n"
 "  -x       map the extended-attribute block instead of the data\n"
 "  -h, --help       this help\n"
-"  --offset BYTES   the filesystem starts at BYTES in IMAGE\n");
+"  --offset BYTES   the filesystem starts at BYTES in IMAGE\n"
+"  --why            after filefrag's error message, e2map's detail line\n"
+"A file filefrag cannot open exits with its errno (the first one), as\n"
+"filefrag does; e2map's own errors exit 1, usage errors 2.\n");
 }
 
 static int ulong_log2(unsigned long v)
@@ -75,10 +79,16 @@ static int ulong_log10(unsigned long long v)
 	return l;
 }
 
-/* filefrag tells block-mapped files by a missing EXT4_EXTENTS_FL. */
-static bool uses_extents(const struct e2map_stat *st)
+/*
+ * filefrag tells block-mapped files by a missing EXT4_EXTENTS_FL, when
+ * FS_IOC_GETFLAGS answers at all: on a FIFO it fails (ENOTTY, measured),
+ * and filefrag then takes the file as extent-mapped.
+ */
+static bool block_mapped(const struct e2map_stat *st)
 {
-	return st->flags & 0x00080000;	/* EXT4_EXTENTS_FL */
+	bool getflags = S_ISREG(st->mode) || S_ISDIR(st->mode);
+
+	return getflags && !(st->flags & 0x00080000);	/* EXT4_EXTENTS_FL */
 }
 
 static const struct {
@@ -241,7 +251,7 @@ static void print_preamble(const struct ff_opts *o, struct ff_state *s,
 	if (o->verbose && s->first)
 		printf("Filesystem type is: %lx\n",
 		       (unsigned long)EXT2_SUPER_MAGIC);
-	if (o->verbose && s->first && !uses_extents(st))
+	if (o->verbose && s->first && block_mapped(st))
 		printf("Filesystem cylinder groups approximately %ld\n",
 		       (long)(s->f_blocks ? (s->f_blocks - 1) / bits8 + 1
 					  : 0));
@@ -265,35 +275,55 @@ static void print_summary(const char *path, int n)
 		printf("%s: %d extents found\n", path, n);
 }
 
-/* frag_report for one PATH; returns 0 or the exit status of a failure. */
+/*
+ * A failed FIEMAP: with -x filefrag gives up on the file, "PATH:
+ * FS_IOC_FIEMAP: REASON" (1.47.0 writes a blank after the newline) and its
+ * errno as the exit status; without, it falls back to FIBMAP.  Returns
+ * the fragment count, or the exit status negated.
+ */
+static int fiemap_failed(const struct ff_opts *o, e2map_t *m,
+			 const char *image, const char *path, int err)
+{
+	cmd_why(&o->co, "filefrag", image, path, err, m);
+	if (o->xattr) {
+		fflush(stdout);
+		fprintf(stderr, "%s: FS_IOC_FIEMAP: %s\n ", path,
+			cmd_tool_strerror(err));
+		return err;
+	}
+	/*
+	 * FIBMAP maps each block through ext4_bmap, which answers 0 for a
+	 * block it cannot map: "0 extents found" when nothing maps.
+	 */
+	return 0;
+}
+
+/*
+ * frag_report for one PATH; returns 0 or filefrag's exit status for it
+ * (the errno of what failed, as filefrag 1.47 exits).
+ */
 static int frag_report(e2map_t *m, const char *image, const struct ff_opts *o,
 		       struct ff_state *s, const char *path)
 {
 	e2map_file_t *f = NULL;
 	struct e2map_stat st;
-	int shift, n, status;
+	int shift, n;
 
-	if ((status = cmd_open_file("filefrag", m, image, path, &f)))
-		return status;
-	if ((n = e2map_file_stat(f, &st)) < 0)
-		goto fail;
+	if ((n = cmd_tool_open("filefrag", &o->co, m, image, path, &f)) < 0)
+		return -n;
+	if ((n = e2map_file_stat(f, &st)) < 0) {
+		e2map_file_close(f);
+		return cmd_fail_file("filefrag", image, path, n, m);
+	}
 	shift = ulong_log2(o->blocksize ? o->blocksize : st.blksize);
 	print_preamble(o, s, path, &st, shift);
 	n = count_fiemap(f, o, s, shift, st.size);
-	/*
-	 * After a failed FIEMAP (without -x) filefrag falls back to FIBMAP,
-	 * which maps nothing through a corrupted tree: "0 extents found".
-	 * We print that too, but FIBMAP is not simulated: report the error.
-	 */
-	if (n < 0 && !o->xattr)
-		print_summary(path, 0);
-	else if (n >= 0)
-		print_summary(path, n);
-fail:
 	if (n < 0)
-		status = cmd_fail_file("filefrag", image, path, n, m);
+		n = fiemap_failed(o, m, image, path, n);
+	if (n >= 0)
+		print_summary(path, n);
 	e2map_file_close(f);
-	return status;
+	return n < 0 ? -n : 0;
 }
 
 /* -b SIZE: strtoul base 0 and one optional k/m/g, at most 1 GiB. */
@@ -319,6 +349,7 @@ static int parse_blocksize(const char *arg, unsigned long *out)
 static const struct option ff_long[] = {
 	{ "offset", required_argument, NULL, OPT_OFFSET },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "why", no_argument, NULL, OPT_WHY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -334,7 +365,8 @@ static int parse_opts(int argc, char **argv, struct ff_opts *o)
 		case 'b':
 			if (parse_blocksize(optarg, &o->blocksize) < 0)
 				return cmd_usage_error("filefrag",
-					"invalid block size '%s'", optarg);
+					"invalid block size '%s'",
+					cmd_esc(optarg));
 			break;
 		case 'e':
 		case 'v': o->verbose = true; break;
@@ -342,6 +374,7 @@ static int parse_opts(int argc, char **argv, struct ff_opts *o)
 		case 's': o->sync = true; break;
 		case 'x': o->xattr = true; break;
 		case OPT_OFFSET: o->co.offset = optarg; break;
+		case OPT_WHY: o->co.why = true; break;
 		case 'h':
 		case OPT_HELP: return filefrag_help(), 0;
 		default: return cmd_bad_option("filefrag", argv);
@@ -366,9 +399,10 @@ int cmd_filefrag(int argc, char **argv)
 	if ((status = cmd_open_image("filefrag", &o.co, argv[optind], &m)))
 		return status;
 	s.f_blocks = e2map_statfs(m, &sfs) == 0 ? sfs.blocks : 0;
-	/* Like filefrag: report every file, fail at the end if one failed. */
+	/* Like filefrag: report every file, exit with the first failure. */
 	for (int i = optind + 1; i < argc; i++)
-		if ((status = frag_report(m, argv[optind], &o, &s, argv[i])))
+		if ((status = frag_report(m, argv[optind], &o, &s, argv[i])) &&
+		    !rc)
 			rc = status;
 	e2map_close(m);
 	return rc;

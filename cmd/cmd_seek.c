@@ -60,6 +60,7 @@ void seek_help(void)
 "  --json           {\"file\":..,\"results\":[{\"whence\":..,\"start\":..,"
 "\"offset\":N|null}]}\n"
 "  --offset BYTES   the filesystem starts at BYTES in IMAGE\n"
+"  --why            after xfs_io's error message, e2map's detail line\n"
 "OFFSET takes xfs_io's units: 0x.. hex, 0.. octal, suffix b (4096), s (512),\n"
 "k, m, g, t, p, e.\n");
 }
@@ -196,24 +197,51 @@ static void print_json(const char *path, const struct seek_run *run)
 	json_finish(&j);
 }
 
-/* Print the run; returns the exit status (1 for an error or bad result). */
+/*
+ * xfs_io's stderr and status after the table: a failed lseek printed
+ * "ERR\tSTART\t" on stdout, then perror("") prints the bare reason; a
+ * result that did not move forward is reported by seek_f itself.  Both
+ * exit 0, as xfs_io does.
+ */
+static void report_text_errors(const struct seek_opts *o, const char *image,
+			       const char *path, const struct seek_run *run,
+			       const e2map_t *m)
+{
+	const struct seek_line *last = run->n ? &run->v[run->n - 1] : NULL;
+
+	fflush(stdout);
+	if (last && last->result < 0 && last->result != -ENXIO) {
+		fprintf(stderr, "%s\n", cmd_tool_strerror((int)last->result));
+		cmd_why(&o->co, "seek", image, path, (int)last->result, m);
+	}
+	if (run->bad)
+		fprintf(stderr, "Invalid seek result: lseek(<fd>, %lld, "
+			"SEEK_%s) = %lld\n", (long long)run->bad_call.start,
+			whence_names[run->bad_call.kind],
+			(long long)run->bad_call.result);
+}
+
+/* Print the run; returns the exit status. */
 static int report(const struct seek_opts *o, const char *image,
 		  const char *path, const struct seek_run *run, e2map_t *m)
 {
 	const struct seek_line *last = run->n ? &run->v[run->n - 1] : NULL;
 	bool failed = last && last->result < 0 && last->result != -ENXIO;
 
-	if (!failed && !run->bad && o->co.json)
-		print_json(path, run);
-	else if (!o->co.json)
+	if (!o->co.json) {
 		print_text(o, run);
+		report_text_errors(o, image, path, run, m);
+		return 0;
+	}
+	if (!failed && !run->bad)
+		print_json(path, run);
 	if (failed)
 		return cmd_fail_file("seek", image, path, (int)last->result,
 				     m);
 	if (run->bad) {
 		cmd_errorf("seek: %s:%s: invalid seek result: lseek(<fd>, "
-			   "%lld, SEEK_%s) = %lld", image, path,
-			   (long long)run->bad_call.start,
+			   "%lld, SEEK_%s) = %lld", cmd_esc(image),
+			   cmd_esc(path), (long long)run->bad_call.start,
 			   whence_names[run->bad_call.kind],
 			   (long long)run->bad_call.result);
 		return CMD_EXIT_FAIL;
@@ -232,7 +260,9 @@ static int seek_one(struct seek_opts *o, const char *image, const char *path,
 	status = cmd_open_image("seek", &o->co, image, &m);
 	if (status)
 		return status;
-	status = cmd_open_file("seek", m, image, path, &f);
+	/* xfs_io exits 1 when it cannot open its file. */
+	status = cmd_tool_open("seek", &o->co, m, image, path, &f) < 0 ?
+		 CMD_EXIT_FAIL : 0;
 	if (!status) {
 		err = run_seek(f, o, start, &run);
 		status = err < 0 ? cmd_fail_file("seek", image, path, err, m)
@@ -248,6 +278,7 @@ static const struct option seek_long[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "offset", required_argument, NULL, OPT_OFFSET },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "why", no_argument, NULL, OPT_WHY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -267,6 +298,7 @@ static int parse_opts(int argc, char **argv, struct seek_opts *o)
 		case 's': o->show_start = true; break;
 		case OPT_JSON: o->co.json = true; break;
 		case OPT_OFFSET: o->co.offset = optarg; break;
+		case OPT_WHY: o->co.why = true; break;
 		case OPT_HELP: return seek_help(), 0;
 		default:
 			return cmd_bad_option("seek", argv);
@@ -289,8 +321,8 @@ int cmd_seek(int argc, char **argv)
 		return status;
 	if (!(o.want & (WANT(DATA) | WANT(HOLE))) || argc - optind != 3)
 		return cmd_usage("seek");
-	if (cmd_parse_num(argv[optind + 2], &start) < 0)
+	if (e2map_parse_bytes(argv[optind + 2], &start) < 0)
 		return cmd_usage_error("seek", "invalid offset '%s'",
-				       argv[optind + 2]);
+				       cmd_esc(argv[optind + 2]));
 	return seek_one(&o, argv[optind], argv[optind + 1], start);
 }

@@ -10,8 +10,20 @@
 #include "cmd.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <string.h>
 #include <unistd.h>
+
+static void help_help(void)
+{
+	printf("\n"
+"Without COMMAND, lists the commands; with one, shows its usage line, what\n"
+"it does, examples and its options.  'e2map COMMAND --help' does the same.\n"
+"\n"
+"Examples:\n"
+"  e2map help          the list of commands\n"
+"  e2map help seek     how to use seek\n");
+}
 
 static const struct e2map_cmd commands[] = {	/* sorted by name */
 	{ "check", cmd_check, "[-q] [--offset BYTES] IMAGE",
@@ -25,7 +37,7 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	  "IMAGE PATH...",
 	  "report extents as e2fsprogs filefrag", filefrag_help },
 	{ "help", NULL, "[COMMAND]", "list the commands, or explain one",
-	  NULL },
+	  help_help },
 	{ "seek", cmd_seek,
 	  "-a|-d|-h [-r] [-s] [--json] [--offset BYTES] IMAGE PATH OFFSET",
 	  "locate the next data and/or hole as xfs_io -c seek", seek_help },
@@ -67,7 +79,7 @@ static int run_help(int argc, char **argv)
 	c = cmd_find(argv[1]);
 	if (!c || !c->help)
 		return cmd_usage_error("help", "unknown command '%s'",
-				       argv[1]);
+				       cmd_esc(argv[1]));
 	printf("usage: e2map %s %s\n", c->name, c->args);
 	c->help();
 	return 0;
@@ -102,7 +114,7 @@ static int dispatch(int argc, char **argv)
 		return run_help(1, argv);
 	c = cmd_find(argv[1]);
 	if (!c) {
-		cmd_errorf("unknown command '%s'", argv[1]);
+		cmd_errorf("unknown command '%s'", cmd_esc(argv[1]));
 		print_overview(stderr);
 		return CMD_EXIT_USAGE;
 	}
@@ -113,5 +125,7 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* Each command says what was wrong in its own one line. */
+	opterr = 0;
 	return finish_stdout(dispatch(argc, argv));
 }

@@ -1,7 +1,8 @@
 /*
- * Helpers every command shares: xfs_io-style number parsing, the one-line
- * error printer ("e2map: WHAT: REASON (detail)", style guide §4), usage
- * lines from the command table, and opening an image and a file in it.
+ * Helpers every command shares: the one-line error printer for e2map's own
+ * errors ("e2map: WHAT: REASON (detail)", style guide §4, control bytes
+ * escaped), usage lines from the command table, opening an image (with its
+ * warnings), and opening a file with the messages of the mirrored tool.
  */
 #include "cmd.h"
 
@@ -12,10 +13,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* xfs_io gives a non-XFS ("foreign") file these unit sizes (init_cvtnum). */
-#define CVT_BLOCKSIZE 4096
-#define CVT_SECTSIZE 512
 
 int cmd_usage(const char *name)
 {
@@ -46,7 +43,7 @@ int cmd_bad_option(const char *name, char **argv)
 				"'-%c'", optopt);
 	else
 		cmd_usage_error(name, "invalid option or missing argument: "
-				"'%s'", argv[optind - 1]);
+				"'%s'", cmd_esc(argv[optind - 1]));
 	return cmd_usage(name);
 }
 
@@ -62,6 +59,36 @@ void cmd_errorf(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* C-style: \t \n \r \\, other control bytes and DEL as \xNN. */
+static void escape_into(char *out, size_t size, const char *s)
+{
+	static const char named[] = "\tt\nn\rr\\\\";
+	size_t o = 0;
+
+	for (; *s && o + 5 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+		const char *n = strchr(named, c);
+
+		if (n && c && (n - named) % 2 == 0)
+			o += (size_t)snprintf(out + o, size - o, "\\%c", n[1]);
+		else if (c < 0x20 || c == 0x7f)
+			o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = '\0';
+}
+
+const char *cmd_esc(const char *s)
+{
+	static char ring[4][4 * 4096 + 8];
+	static unsigned next;
+	char *out = ring[next++ % 4];
+
+	escape_into(out, sizeof(ring[0]), s ? s : "");
+	return out;
+}
+
 int cmd_fail(const char *what, int err, const char *detail)
 {
 	if (detail && *detail)
@@ -74,49 +101,18 @@ int cmd_fail(const char *what, int err, const char *detail)
 int cmd_fail_file(const char *cmd, const char *image, const char *path,
 		  int err, const e2map_t *m)
 {
-	char what[4096];
+	char what[9 * 4096];
 
-	snprintf(what, sizeof(what), "%s: %s:%s", cmd, image, path);
+	snprintf(what, sizeof(what), "%s: %s:%s", cmd, cmd_esc(image),
+		 cmd_esc(path));
 	return cmd_fail(what, err, m ? e2map_errmsg(m) : NULL);
 }
 
-/* The multiplier for a unit letter, or 0 when it is not one. */
-static int64_t unit_size(int c)
+void cmd_why(const struct cmd_common *co, const char *cmd, const char *image,
+	     const char *path, int err, const e2map_t *m)
 {
-	static const char units[] = "kmgtpe";
-	const char *p;
-
-	switch (tolower(c)) {
-	case 'b':
-		return CVT_BLOCKSIZE;
-	case 's':
-		return CVT_SECTSIZE;
-	}
-	p = c ? strchr(units, tolower(c)) : NULL;
-	return p ? (int64_t)1 << (10 * (p - units + 1)) : 0;
-}
-
-int cmd_parse_num(const char *s, int64_t *out)
-{
-	char *end;
-	long long v;
-	int64_t unit = 1;
-
-	/* strtoll would skip blanks and accept a sign: xfs_io's "-5" is an
-	 * option, and a negative offset is never meaningful here. */
-	if (!isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	/* Out of range saturates at LLONG_MAX, as in xfs_io: such an
-	 * offset is past any end of file and answers EOF there too. */
-	v = strtoll(s, &end, 0);
-	if (*end) {
-		if (end[1] || !(unit = unit_size((unsigned char)*end)))
-			return -EINVAL;
-	}
-	if (v > INT64_MAX / unit)
-		return -ERANGE;
-	*out = v * unit;
-	return 0;
+	if (co->why)
+		cmd_fail_file(cmd, image, path, err, m);
 }
 
 int cmd_parse_count(const char *s, int *out)
@@ -134,34 +130,90 @@ int cmd_parse_count(const char *s, int *out)
 	return 0;
 }
 
+/* One warning line each for what e2map_image_state reports. */
+static void warn_state(e2map_t *m, const char *image)
+{
+	int state = e2map_image_state(m);
+
+	if (state < 0)
+		return;		/* no mount table: nothing to warn of */
+	if (state & E2MAP_IMAGE_MOUNTED)
+		cmd_errorf("warning: %s is mounted; answers may be stale",
+			   cmd_esc(image));
+	if (state & E2MAP_IMAGE_NEEDS_RECOVERY)
+		cmd_errorf("warning: %s: the journal needs recovery; answers "
+			   "are those of the image as it lies (the kernel's "
+			   "ro,noload view), not after recovery",
+			   cmd_esc(image));
+}
+
 int cmd_open_image(const char *cmd, const struct cmd_common *co,
 		   const char *image, e2map_t **out)
 {
 	char opts[64] = "";
-	char what[4096];
+	const char *why;
 	int64_t off;
 	int err;
 
 	if (co->offset) {
-		if (cmd_parse_num(co->offset, &off) < 0)
+		if (e2map_parse_bytes(co->offset, &off) < 0)
 			return cmd_usage_error(cmd, "invalid --offset '%s'",
-					       co->offset);
+					       cmd_esc(co->offset));
 		snprintf(opts, sizeof(opts), "offset=%lld", (long long)off);
 	}
 	err = e2map_open(image, opts[0] ? opts : NULL, out);
 	if (err < 0) {
-		snprintf(what, sizeof(what), "%s: %s", cmd, image);
-		return cmd_fail(what, err, e2map_errmsg(NULL));
+		/* The library's words say more than the errno, once. */
+		why = e2map_errmsg(NULL);
+		cmd_errorf("%s: %s: %s", cmd, cmd_esc(image),
+			   *why ? why : e2map_strerror(err));
+		return CMD_EXIT_FAIL;
 	}
+	warn_state(*out, image);
 	return 0;
 }
 
-int cmd_open_file(const char *cmd, e2map_t *m, const char *image,
-		  const char *path, e2map_file_t **out)
+/* strerror, as the tools print it (not e2map's words for EUCLEAN). */
+const char *cmd_tool_strerror(int err)
 {
-	int err = e2map_file_open(m, path, out);
+	return strerror(err < 0 ? -err : err);
+}
 
-	if (err < 0)
-		return cmd_fail_file(cmd, image, path, err, m);
-	return 0;
+/*
+ * xfs_io's openfile: stat(2) first, any failure but ENOENT is "stat:
+ * REASON"; then open(2), whose failure is "PATH: REASON".  filefrag
+ * opens first: "open: REASON".  The path is printed as typed.
+ */
+static void tool_open_error(bool filefrag, const char *path, int err,
+			    bool at_stat)
+{
+	fflush(stdout);
+	if (filefrag)
+		fprintf(stderr, "open: %s\n", cmd_tool_strerror(err));
+	else if (at_stat)
+		fprintf(stderr, "stat: %s\n", cmd_tool_strerror(err));
+	else
+		fprintf(stderr, "%s: %s\n", path, cmd_tool_strerror(err));
+}
+
+int cmd_tool_open(const char *cmd, const struct cmd_common *co,
+		  e2map_t *m, const char *image, const char *path,
+		  e2map_file_t **out)
+{
+	bool filefrag = !strcmp(cmd, "filefrag");
+	struct e2map_stat st;
+	int err = 0;
+
+	*out = NULL;
+	if (!filefrag && (err = e2map_stat(m, path, &st)) < 0 &&
+	    err != -ENOENT) {
+		tool_open_error(filefrag, path, err, true);
+		cmd_why(co, cmd, image, path, err, m);
+		return err;
+	}
+	if (!err && (err = e2map_file_open(m, path, out)) == 0)
+		return 0;
+	tool_open_error(filefrag, path, err, false);
+	cmd_why(co, cmd, image, path, err, m);
+	return err;
 }

@@ -42,15 +42,45 @@ typedef struct e2map_file e2map_file_t;	/* one open inode, like an fd */
  *   cache=cold     (default) each new file handle is a fresh mount's inode
  *   cache=warm     every call answers as after the whole extent tree was
  *                  cached (maximal merged runs)
- * Unknown options: -EINVAL.  Not an ext2/3/4 filesystem, or a truncated or
- * corrupted superblock: -EUCLEAN (-EBADMSG for a bad superblock checksum);
- * an incompatible feature the kernel would refuse: -EOPNOTSUPP.
- * On failure *out is NULL; e2map_last_error() may say more.
+ * BYTES takes the units of e2map_parse_bytes.  Unknown options: -EINVAL.
+ * A missing image: -ENOENT (any errno of stat(2) or open(2)); a pipe or a
+ * socket: -ESPIPE; an offset at or past the end of a regular file:
+ * -EINVAL.  Not an ext2/3/4 filesystem, or a truncated or corrupted
+ * superblock: -EUCLEAN (-EBADMSG for a bad superblock checksum); an
+ * incompatible feature the kernel would refuse: -EOPNOTSUPP.
+ * On failure *out is NULL, and e2map_errmsg(NULL) says why in words meant
+ * for the user ("not an ext2/3/4 filesystem", "the image must be a
+ * seekable file", "offset past the end of the image (N bytes)"), or is
+ * empty when the errno says it all.
  */
 E2MAP_API int e2map_open(const char *image, const char *options,
 			 e2map_t **out);
 /* Close an image; NULL is a no-op.  Close its files first. */
 E2MAP_API void e2map_close(e2map_t *m);
+
+/* Bits of e2map_image_state(). */
+#define E2MAP_IMAGE_MOUNTED 0x1
+#define E2MAP_IMAGE_NEEDS_RECOVERY 0x2
+/*
+ * What a reader of M should be warned of, as a mask: E2MAP_IMAGE_MOUNTED
+ * when the image (a block device, or a file behind a loop device) is
+ * mounted now, so the answers may be stale; E2MAP_IMAGE_NEEDS_RECOVERY
+ * when the superblock says the journal needs recovery, so the answers are
+ * those of the image as it lies (the kernel's ro,noload view), not after
+ * a replay.  The mount table is read at each call.  Returns the mask
+ * (>= 0), -EINVAL for a NULL handle, or -errno when the mount table cannot
+ * be read (e2map_errmsg(M) says more).
+ */
+E2MAP_API int e2map_image_state(e2map_t *m);
+
+/*
+ * Parse a byte count as xfs_io's cvtnum does: decimal, 0x hex or 0 octal,
+ * then at most one unit letter, case-insensitive: b = 4096 (xfs_io's
+ * block on a non-XFS file), s = 512, k m g t p e = powers of 1024.  Digits
+ * beyond int64_t saturate at INT64_MAX (as strtoll); no sign, no blanks.
+ * Returns 0, -EINVAL for bad syntax, -ERANGE when the unit overflows.
+ */
+E2MAP_API int e2map_parse_bytes(const char *s, int64_t *out);
 
 /*
  * Open the inode at PATH: "/dir/file" (symlinks followed in every component
@@ -62,6 +92,12 @@ E2MAP_API void e2map_close(e2map_t *m);
  * encryption context, -EPERM for one that differs from its directory's;
  * a name too long -ENAMETOOLONG.  Each handle starts as the first open
  * after a fresh mount: a cold extent-status cache.
+ * Special files, as open(2) on the mount: a FIFO opens (as with a writer
+ * present, or O_NONBLOCK); then lseek gives -ESPIPE and FIEMAP (and
+ * e2map_walk) -EOPNOTSUPP, as the VFS answers for any FIFO.  A socket
+ * gives -ENXIO.  A character or block device gives -ENXIO too: e2map
+ * never opens the host's devices, and answers as a kernel that has no
+ * driver for the device's major number.
  */
 E2MAP_API int e2map_file_open(e2map_t *m, const char *path,
 			      e2map_file_t **out);
@@ -96,6 +132,12 @@ struct e2map_stat {
 	uint32_t flags;		/* inode flags as FS_IOC_GETFLAGS shows them */
 };
 E2MAP_API int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st);
+/*
+ * stat(2) of PATH, without opening it: the lookup and the inode checks of
+ * e2map_file_open, not the open's own (file type, encryption key).  Errors
+ * as e2map_file_open's lookup part.
+ */
+E2MAP_API int e2map_stat(e2map_t *m, const char *path, struct e2map_stat *st);
 
 /* What statfs(2) on the mount would tell the tools. */
 struct e2map_statfs {
@@ -152,6 +194,7 @@ E2MAP_API int e2map_scan(e2map_t *m, e2map_scan_cb cb, void *payload);
  * Run on F what `e2map check` runs per inode: the whole SEEK_DATA/SEEK_HOLE
  * walk, the whole FIEMAP listing (batches of 32, as xfs_io asks) and a
  * FIEMAP_FLAG_XATTR call.  Returns 0 or the first error; ST counts calls.
+ * A FIFO has nothing to map: 0, no calls.
  */
 struct e2map_check_stats {
 	uint64_t seeks, fiemaps, extents;

@@ -67,18 +67,24 @@ static const struct {
 	{ EXT2_ET_NO_MEMORY, -ENOMEM },
 };
 
-/* Turn a libext2fs result into -errno; raw errnos pass through. */
+/*
+ * Turn a libext2fs result into -errno; raw errnos pass through.  The
+ * detail is WHAT (may be NULL) and, for a com_err code, its text: a raw
+ * errno's text is what e2map_strerror says already.
+ */
 int e2map__errcode(e2map_t *m, errcode_t code, const char *what)
 {
-	int err = -EIO;
+	bool raw = code > 0 && code < 4096;
+	int err = raw ? -(int)code : -EIO;
 	size_t i;
 
-	if (code > 0 && code < 4096)
-		err = -(int)code;
 	for (i = 0; i < sizeof(code_table) / sizeof(code_table[0]); i++)
 		if (code_table[i].code == code)
 			err = code_table[i].err;
-	return e2map__fail(m, err, "%s: %s", what, error_message(code));
+	if (raw)
+		return e2map__fail(m, err, "%s", what ? what : "");
+	return e2map__fail(m, err, "%s%s%s", what ? what : "",
+			   what ? ": " : "", error_message(code));
 }
 
 const char *e2map_strerror(int err)

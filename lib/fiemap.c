@@ -127,6 +127,8 @@ int e2map_fiemap(e2map_file_t *f, struct fiemap *fm)
 
 	if (!f || !fm)
 		return -EINVAL;
+	if (e2map__unmapped(f))
+		return -EOPNOTSUPP;	/* no i_op->fiemap (ioctl_fiemap) */
 	if (fm->fm_extent_count > FIEMAP_MAX_EXTENTS)
 		return -EINVAL;
 	flags = fm->fm_flags;

@@ -11,16 +11,31 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/*
+ * What open(2) does by type before any filesystem code: a socket has no
+ * open (no_open: ENXIO); a device opens its driver, which e2map never
+ * does, so it answers as a kernel without one (chrdev_open, blkdev_open:
+ * ENXIO).  A FIFO opens; its lseek and FIEMAP answers are by type.
+ */
 static int check_type(e2map_file_t *f)
 {
 	uint16_t mode = f->inode->i_mode;
 
 	if (LINUX_S_ISLNK(mode))
 		return e2map__fail(f->m, -ELOOP, "inode %u is a symlink", f->ino);
-	if (!LINUX_S_ISREG(mode) && !LINUX_S_ISDIR(mode))
-		return e2map__fail(f->m, -ENXIO, "inode %u is not a regular "
-				   "file or a directory", f->ino);
+	if (LINUX_S_ISSOCK(mode))
+		return e2map__fail(f->m, -ENXIO, "inode %u is a socket", f->ino);
+	if (LINUX_S_ISCHR(mode) || LINUX_S_ISBLK(mode))
+		return e2map__fail(f->m, -ENXIO, "inode %u is a device node: "
+				   "e2map opens no device, as a kernel without "
+				   "its driver", f->ino);
 	return 0;
+}
+
+bool e2map__unmapped(const e2map_file_t *f)
+{
+	return !LINUX_S_ISREG(f->inode->i_mode) &&
+	       !LINUX_S_ISDIR(f->inode->i_mode);
 }
 
 /* ext4_inode_is_fast_symlink: the target lives in i_block, no blocks. */
@@ -206,6 +221,25 @@ int e2map_file_open(e2map_t *m, const char *path, e2map_file_t **out)
 	return file_new(m, ino, parent, out);
 }
 
+int e2map_stat(e2map_t *m, const char *path, struct e2map_stat *st)
+{
+	e2map_file_t *f;
+	ext2_ino_t ino, parent;
+	int err;
+
+	if (!m || !path || !st)
+		return -EINVAL;
+	m->errmsg[0] = '\0';
+	if (!*path)
+		return e2map__fail(m, -ENOENT, "empty path");
+	if ((err = e2map__lookup(m, path, &ino, &parent)) < 0 ||
+	    (err = e2map__iget(m, ino, !parent, &f)) < 0)
+		return err;
+	err = e2map_file_stat(f, st);
+	e2map_file_close(f);
+	return err;
+}
+
 void e2map_file_close(e2map_file_t *f)
 {
 	if (!f)
@@ -324,6 +358,8 @@ int e2map_walk(e2map_file_t *f, uint64_t lblk, uint64_t nblk,
 	struct e2map_run run;
 	int err;
 
+	if (e2map__unmapped(f))
+		return -EOPNOTSUPP;
 	if (end < lblk || end > E2MAP_MAX_BLOCKS)
 		end = E2MAP_MAX_BLOCKS;
 	while (lblk < end) {

@@ -1,7 +1,8 @@
 /*
- * Opening an image: options, a read-only libext2fs handle (never
- * EXT2_FLAG_RW, so unix_io opens the file O_RDONLY), the geometry checks
- * the kernel makes at mount, and the per-filesystem size limits.
+ * Opening an image: a read-only libext2fs handle (never EXT2_FLAG_RW, so
+ * unix_io opens the file O_RDONLY), the geometry checks the kernel makes
+ * at mount, the per-filesystem size limits, and what a reader should be
+ * warned of (a mounted image, a journal that needs recovery).
  */
 #include "internal.h"
 
@@ -15,67 +16,38 @@
 
 #include <et/com_err.h>
 
-struct options {
-	uint64_t offset;
-	bool warm;
-};
-
-static int parse_u64(const char *s, uint64_t *out)
+/*
+ * What the image is, before libext2fs reads it: it must exist and be
+ * seekable (a pipe would be read once, then answer nothing), and an
+ * --offset must leave something of a regular file to read.
+ */
+static int check_file(const char *image, uint64_t offset, struct stat *st)
 {
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	return (errno || *end) ? -EINVAL : 0;
-}
-
-static int parse_option(const char *opt, struct options *o)
-{
-	if (!strncmp(opt, "offset=", 7))
-		return parse_u64(opt + 7, &o->offset);
-	if (!strcmp(opt, "cache=cold") || !strcmp(opt, "cache=warm")) {
-		o->warm = opt[6] == 'w';
-		return 0;
-	}
-	return -EINVAL;
-}
-
-static int parse_options(const char *options, struct options *o)
-{
-	char buf[256], *tok, *save = NULL;
-
-	memset(o, 0, sizeof(*o));
-	if (!options || !*options)
-		return 0;
-	if (strlen(options) >= sizeof(buf))
-		return e2map__fail(NULL, -EINVAL, "options too long");
-	strcpy(buf, options);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save))
-		if (parse_option(tok, o) < 0)
-			return e2map__fail(NULL, -EINVAL,
-					   "unknown or bad option '%s'", tok);
+	if (stat(image, st) < 0)
+		return e2map__fail(NULL, -errno, "%s", "");
+	if (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode))
+		return e2map__fail(NULL, -ESPIPE, "the image must be a "
+				   "seekable file");
+	if (S_ISREG(st->st_mode) && offset && offset >= (uint64_t)st->st_size)
+		return e2map__fail(NULL, -EINVAL, "offset past the end of the "
+				   "image (%" PRIu64 " bytes)",
+				   (uint64_t)st->st_size);
 	return 0;
 }
 
 /* The kernel refuses a filesystem larger than its device ("bad geometry"). */
-static int check_geometry(e2map_t *m, const char *image, uint64_t offset)
+static int check_geometry(e2map_t *m, const struct stat *st, uint64_t offset)
 {
-	struct stat st;
 	uint64_t need = ext2fs_blocks_count(m->fs->super) * (uint64_t)m->bs;
 
-	if (stat(image, &st) < 0)
-		return e2map__fail(NULL, -errno, "%s", image);
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(st->st_mode))
 		return 0;
-	if ((uint64_t)st.st_size < offset ||
-	    ((uint64_t)st.st_size - offset) / 512 * 512 < need)
+	if ((uint64_t)st->st_size < offset ||
+	    ((uint64_t)st->st_size - offset) / 512 * 512 < need)
 		return e2map__fail(NULL, -EUCLEAN,
 				   "truncated image: the filesystem needs %" PRIu64
 				   " bytes, the image holds %" PRIu64, need,
-				   (uint64_t)st.st_size - offset);
+				   (uint64_t)st->st_size - offset);
 	return 0;
 }
 
@@ -109,7 +81,19 @@ static int check_mountable(e2map_t *m)
 	return 0;
 }
 
-static int open_fs(const char *image, const struct options *o, e2map_t *m)
+/* ext2fs_open2's refusals, worded for the one who gave the image. */
+static int open_error(errcode_t code)
+{
+	if (code == EXT2_ET_BAD_MAGIC)
+		return e2map__fail(NULL, -EUCLEAN, "not an ext2/3/4 filesystem");
+	if (code == EXT2_ET_SHORT_READ)
+		return e2map__fail(NULL, -EUCLEAN, "not an ext2/3/4 filesystem "
+				   "(the image ends before its superblock)");
+	return e2map__errcode(NULL, code, NULL);
+}
+
+static int open_fs(const char *image, const struct e2map_options *o,
+		   e2map_t *m)
 {
 	char io_opts[64] = "";
 	int flags = EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP;
@@ -121,7 +105,7 @@ static int open_fs(const char *image, const struct options *o, e2map_t *m)
 			    &m->fs);
 	if (code) {
 		m->fs = NULL;
-		return e2map__errcode(NULL, code, image);
+		return open_error(code);
 	}
 	m->bs = m->fs->blocksize;
 	m->bits = 10 + m->fs->super->s_log_block_size;
@@ -138,7 +122,8 @@ static void set_limits(e2map_t *m)
 
 int e2map_open(const char *image, const char *options, e2map_t **out)
 {
-	struct options o;
+	struct e2map_options o;
+	struct stat st;
 	e2map_t *m;
 	int err;
 
@@ -146,13 +131,16 @@ int e2map_open(const char *image, const char *options, e2map_t **out)
 	e2map__set_open_error("%s", "");
 	/* Without it, com_err names every libext2fs code "Unknown code". */
 	initialize_ext2_error_table();
-	if ((err = parse_options(options, &o)) < 0)
+	if ((err = e2map__parse_options(options, &o)) < 0 ||
+	    (err = check_file(image, o.offset, &st)) < 0)
 		return err;
-	if (!(m = calloc(1, sizeof(*m))))
+	if (!(m = calloc(1, sizeof(*m))) || !(m->image = strdup(image))) {
+		free(m);
 		return -ENOMEM;
+	}
 	m->warm = o.warm;
 	if ((err = open_fs(image, &o, m)) < 0 ||
-	    (err = check_geometry(m, image, o.offset)) < 0 ||
+	    (err = check_geometry(m, &st, o.offset)) < 0 ||
 	    (err = check_mountable(m)) < 0) {
 		e2map_close(m);
 		return err;
@@ -175,7 +163,30 @@ void e2map_close(e2map_t *m)
 		ext2fs_free(m->fs);
 	e2map__zone_free(m);
 	e2map__blkset_free(&m->dir_ok);
+	free(m->image);
 	free(m);
+}
+
+/*
+ * The mount table is read at each call, not at open: a long-lived handle
+ * should learn that someone mounted its image since.  libext2fs matches
+ * block devices and loop devices backed by the image file.
+ */
+int e2map_image_state(e2map_t *m)
+{
+	int flags = 0, mf = 0;
+	errcode_t code;
+
+	if (!m)
+		return -EINVAL;
+	if (ext2fs_has_feature_journal_needs_recovery(m->fs->super))
+		flags |= E2MAP_IMAGE_NEEDS_RECOVERY;
+	code = ext2fs_check_mount_point(m->image, &mf, NULL, 0);
+	if (code)
+		return e2map__errcode(m, code, "reading the mount table");
+	if (mf & EXT2_MF_MOUNTED)
+		flags |= E2MAP_IMAGE_MOUNTED;
+	return flags;
 }
 
 /* ext4_inode_block_valid's range part: data lies past the first data block. */

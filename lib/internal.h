@@ -46,6 +46,7 @@ struct blkset {
 
 struct e2map {
 	ext2_filsys fs;
+	char *image;			/* the path given to e2map_open */
 	struct e2map_zones zone;	/* metadata: valid for no inode */
 	struct e2map_zones jzone;	/* journal blocks: valid for it only */
 	uint32_t bs;
@@ -101,6 +102,13 @@ int e2map__errcode(e2map_t *m, errcode_t code, const char *what);
 void e2map__set_open_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
+/* options.c: e2map_open's OPTIONS */
+struct e2map_options {
+	uint64_t offset;		/* offset=BYTES */
+	bool warm;			/* cache=warm */
+};
+int e2map__parse_options(const char *options, struct e2map_options *o);
+
 /* image.c */
 int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf);
 bool e2map__block_valid(const e2map_t *m, uint64_t pblk, uint64_t count);
@@ -135,6 +143,8 @@ int e2map__inode_load(e2map_file_t *f, bool by_number);
 int e2map__iget(e2map_t *m, ext2_ino_t ino, bool by_number,
 		e2map_file_t **out);
 bool e2map__fast_symlink(const e2map_file_t *f);
+/* An open file without a block map (a FIFO): lseek and FIEMAP by type. */
+bool e2map__unmapped(const e2map_file_t *f);
 
 /* lookup.c: ext4_lookup and the path walk, for "/a/b" specs */
 int e2map__lookup_path(e2map_t *m, const char *path, ext2_ino_t *ino,

@@ -96,6 +96,8 @@ int64_t e2map_lseek(e2map_file_t *f, int64_t offset, int whence)
 
 	if (!f || whence < SEEK_SET || whence > SEEK_HOLE)
 		return -EINVAL;
+	if (e2map__unmapped(f))
+		return -ESPIPE;		/* a pipe: no llseek (vfs_llseek) */
 	if (is_dx_dir(f))
 		return generic_llseek(f, offset, whence, HTREE_EOF_64BIT,
 				      HTREE_EOF_64BIT);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Rebuild testdata/ from nothing with the kernel on this machine: the
-# images (mkimages.sh, mkcorrupt.sh; mkhash.sh and mkcasefold.sh record
-# their own), then the kernel's answers for every
+# images (mkimages.sh, mkcorrupt.sh, mkspecial.sh; mkhash.sh and
+# mkcasefold.sh record their own), then the kernel's answers for every
 # file of every image (record.sh, no caps), kept gzip-compressed as
 # NAME.calls.gz and NAME.golden.gz.  Needs root and loop mounts; a few
 # minutes.  The corpus recordings (testdata/corpus) are made separately:
@@ -11,6 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/../testdata}
 "$here/mkimages.sh" "$out"
 "$here/mkcorrupt.sh" "$out"
+"$here/mkspecial.sh" "$out"
 for img in "$out"/*.img.gz; do
 	name=$(basename "$img" .img.gz)
 	case $name in hash-*|cf-*) continue ;; esac	# recorded by their scripts

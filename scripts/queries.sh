@@ -70,7 +70,8 @@ b_maxbytes=$(bitmap_maxbytes)
 list=$(mktemp /tmp/oracle-q.XXXXXX)
 trap 'rm -f "$list" "$list".*' EXIT
 maxempty=${MAXEMPTY:--1}
-(cd "$mnt" && find . -xdev \( -type f -o -type d -o -type l \) -printf '%y %s %p\0' 2>/dev/null || true) |
+(cd "$mnt" && find . -xdev \( -type f -o -type d -o -type l -o -type p -o -type s \
+	-o -type c -o -type b \) -printf '%y %s %p\0' 2>/dev/null || true) |
 	while IFS= read -r -d '' e; do
 		p=${e#* * }
 		case "$p" in *[[:cntrl:]]*) continue ;; esac
@@ -124,6 +125,15 @@ while IFS= read -r rel; do
 	fi
 	if [ -L "$f" ]; then
 		printf 'open %s\nlseek 0 DATA\nfiemap 0 max 0x0 500\n' "$enc"
+		continue
+	fi
+	# FIFOs, sockets, devices: the VFS answers by type (or open refuses).
+	if [ -p "$f" ] || [ -S "$f" ] || [ -c "$f" ] || [ -b "$f" ]; then
+		printf 'open %s\n' "$enc"
+		printf 'lseek %s\n' '0 DATA' '0 HOLE' '5 DATA' '0 SET' '5 CUR' \
+			'0 END' '0 5' '-1 HOLE'
+		printf 'fiemap %s\n' '0 max 0x0 500' '0 max 0x0 0' \
+			'0 max 0x2 500' '0 max 0x80000000 500' '0 0 0x0 500'
 		continue
 	fi
 	if [ -d "$f" ]; then type=d; else type=f; fi

@@ -6,7 +6,8 @@
 #
 #   scripts/record.sh IMAGE.img[.gz|.bz2] OUTDIR
 #
-# Env: PROBE (tests/probe), SEED (1), GOLDENS=all|basic|none (all: the
+# Env: PROBE (tests/probe), SEED (1), GOLDENS_ONLY=1 (re-record NAME.golden
+#      alone; NAME.calls is left as it is), GOLDENS=all|basic|none (all: the
 #      variants for the first GOLDEN_VARIANT_FILES (12) files whose filefrag -v
 #      output is under 64 KiB, basic seek/fiemap/filefrag for the others),
 #      GOLDEN_MAXFILES (100), GOLDEN_MAXBYTES (524288: larger outputs are
@@ -81,13 +82,16 @@ mopts="loop,ro${data:+,$data} ($fstype)"
 mount -t "$fstype" -o "loop,ro${data:+,$data}" "$img" "$mnt"
 
 # Throwaway mount: the query set and the golden file list.
-"$here/queries.sh" "$img" "$mnt" "$seed" > "$tmp/queries"
-(cd "$mnt" && find . -xdev \( -type f -o -type d \) -print 2>/dev/null) | LC_ALL=C sort |
+[ -n "${GOLDENS_ONLY:-}" ] || "$here/queries.sh" "$img" "$mnt" "$seed" > "$tmp/queries"
+(cd "$mnt" && find . -xdev \( -type f -o -type d -o -type p -o -type s -o -type c \
+	-o -type b \) -print 2>/dev/null) | LC_ALL=C sort |
 	grep -v '[[:space:][:cntrl:]]' | sed 's|^\.||; s|^$|/|' |
 	awk -v m="$gmax" 'NR <= m' > "$tmp/gfiles" || true
+(cd "$mnt" && find . -xdev -type p -print 2>/dev/null) | sed 's|^\.||' > "$tmp/gfifos" || true
 umount "$mnt"
 
 # The calls, a fresh mount per open.
+if [ -z "${GOLDENS_ONLY:-}" ]; then
 {
 	echo "# e2map calls, recorded from the kernel by scripts/record.sh"
 	echo "# kernel: $(uname -r)"
@@ -97,12 +101,15 @@ umount "$mnt"
 	"$probe" --kernel-remount "$img" "$mnt" < "$tmp/queries"
 } > "$tmp/calls"
 mv "$tmp/calls" "$outdir/$name.calls"
+fi
 
 # One golden entry: ARGV (e2map form, IMAGE token), then the tool command
-# with @ standing for the mounted file.  A fresh mount for each.
+# with @ standing for the mounted file.  A fresh mount for each.  The entry
+# is "$ ARGV<TAB>OUTBYTES<TAB>STATUS<TAB>ERRBYTES", stdout, then stderr,
+# the mount point taken out of both.
 mntre=$(printf '%s' "$mnt" | sed 's/[.[\*^$]/\\&/g')
 golden() {
-	local argv=$1 path=$2 rc=0 nb
+	local argv=$1 path=$2 rc=0 nb ne
 	shift 2
 	local f="$mnt$path"
 	local cmd=()
@@ -110,20 +117,35 @@ golden() {
 		[ "$a" = @ ] && a=$f
 		cmd+=("$a")
 	done
-	"$probe" --fresh "$img" "$mnt" "$fstype" "$data" "${cmd[@]}" > "$tmp/out" 2>/dev/null || rc=$?
+	"$probe" --fresh "$img" "$mnt" "$fstype" "$data" "${cmd[@]}" > "$tmp/out" 2> "$tmp/err" || rc=$?
 	if [ $rc -ge 125 ]; then
 		# 125: the mount failed; 126/127: no command; above: a signal.
 		echo "record: $name: '$*' on a fresh mount failed (status $rc)" >&2
 		exit 1
 	fi
 	sed "s|$mntre/|/|g" "$tmp/out" > "$tmp/out2"
+	sed "s|$mntre/|/|g" "$tmp/err" > "$tmp/err2"
 	nb=$(wc -c < "$tmp/out2")
+	ne=$(wc -c < "$tmp/err2")
 	if [ "$nb" -gt "$gbytes" ]; then
 		echo "record: $name: left out '$argv' ($nb bytes > GOLDEN_MAXBYTES)" >&2
 		return 0
 	fi
-	printf '$ %s\t%d\t%d\n' "$argv" "$nb" "$rc"
-	cat "$tmp/out2"
+	printf '$ %s\t%d\t%d\t%d\n' "$argv" "$nb" "$rc" "$ne"
+	cat "$tmp/out2" "$tmp/err2"
+}
+
+# filefrag's open(2) of a FIFO waits for a writer: hold one open (O_RDWR
+# does not wait), so that it answers as e2map says it does then.
+ff() {	# ff ARGV PATH FILEFRAG-OPTION...
+	local argv=$1 p=$2
+	shift 2
+	if grep -qxF -- "$p" "$tmp/gfifos"; then
+		golden "$argv" "$p" sh -c 'exec 3<>"$1"; shift; exec filefrag "$@"' \
+			sh @ "$@" @
+	else
+		golden "$argv" "$p" filefrag "$@" @
+	fi
 }
 
 : > "$tmp/golden"
@@ -133,7 +155,7 @@ if [ "$goldens" != none ]; then
 		{
 			golden "seek -a -r IMAGE $p 0" "$p" xfs_io -r -c 'seek -a -r 0' @
 			golden "fiemap -v IMAGE $p" "$p" xfs_io -r -c 'fiemap -v' @
-			golden "filefrag -v IMAGE $p" "$p" filefrag -v @
+			ff "filefrag -v IMAGE $p" "$p" -v
 		} >> "$tmp/golden"
 		[ "$goldens" = all ] && [ $nvar -lt "$gvar" ] || continue
 		[ "$(wc -c < "$tmp/out2")" -le 65536 ] || continue
@@ -144,9 +166,9 @@ if [ "$goldens" != none ]; then
 			golden "fiemap -v IMAGE $p 0 8192" "$p" xfs_io -r -c 'fiemap -v 0 8192' @
 			golden "fiemap -v IMAGE $p 20000" "$p" xfs_io -r -c 'fiemap -v 20000' @
 			golden "fiemap -a -v IMAGE $p" "$p" xfs_io -r -c 'fiemap -a -v' @
-			golden "filefrag -e IMAGE $p" "$p" filefrag -e @
-			golden "filefrag -k -v IMAGE $p" "$p" filefrag -k -v @
-			golden "filefrag -x -v IMAGE $p" "$p" filefrag -x -v @
+			ff "filefrag -e IMAGE $p" "$p" -e
+			ff "filefrag -k -v IMAGE $p" "$p" -k -v
+			ff "filefrag -x -v IMAGE $p" "$p" -x -v
 		} >> "$tmp/golden"
 	done < "$tmp/gfiles"
 	mv "$tmp/golden" "$outdir/$name.golden"
@@ -155,5 +177,5 @@ fi
 if [ "$(sha256sum "$img" | cut -d' ' -f1)" != "$sha" ]; then
 	echo "record: warning: $name.img changed while mounted read-only" >&2
 fi
-echo "record: $name: $(grep -c '^open' "$outdir/$name.calls") opens," \
+echo "record: $name: $(grep -c '^open' "$outdir/$name.calls" 2>/dev/null || echo 0) opens," \
 	"$(grep -c '^\$ ' "$outdir/$name.golden" 2>/dev/null || echo 0) golden entries" >&2

@@ -1,6 +1,6 @@
 /*
  * .golden replay: run the e2map CLI with each recorded argument line and
- * compare its stdout (and, in e2map's terms, its exit status) with what
+ * compare its stdout, exit status and (where recorded) stderr with what
  * xfs_io or filefrag printed on the mount.
  */
 #include "calls.h"
@@ -80,7 +80,7 @@ static int run_capture(char *const argv[], struct calls_buf *out,
 				continue;
 			if (n <= 0)
 				fds[k] = -1;	/* poll ignores it from now on */
-			else if (k == 0 || errb->len < 4096)
+			else if (k == 0 || errb->len < 65536)
 				calls_buf_addn(dst[k], tmp, (size_t)n);
 		}
 	}
@@ -124,30 +124,72 @@ static void report_bytes(struct calls_buf *r, const char *exp, size_t le,
 
 #define GOLDEN_MAXARGS 32
 
+/* What a golden entry expects: the tool's stdout, status and stderr. */
+struct golden_expect {
+	const char *out;
+	size_t nout;
+	int status;
+	const char *err;	/* NULL: not recorded (old 3-field header) */
+	size_t nerr;
+};
+
+static bool bytes_differ(const char *exp, size_t le, const struct calls_buf *b)
+{
+	return b->len != le || memcmp(b->s, exp, le);
+}
+
+static void describe_entry(struct calls_buf *report, const char *name,
+			   int lineno, char **argv, int argc,
+			   const char *image, const struct golden_expect *e,
+			   int st, const struct calls_buf *out,
+			   const struct calls_buf *errb)
+{
+	calls_buf_add(report, "%s:%d: $ e2map", name, lineno);
+	for (int i = 1; i < argc; i++)
+		calls_buf_add(report, " %s", argv[i] == image ? "IMAGE" : argv[i]);
+	calls_buf_add(report, "\n    exit: expected %d, got %d; %zu bytes "
+		      "expected, %zu got\n", e->status, st, e->nout, out->len);
+	if (bytes_differ(e->out, e->nout, out))
+		report_bytes(report, e->out, e->nout, out->s, out->len);
+	if (e->err && bytes_differ(e->err, e->nerr, errb)) {
+		calls_buf_add(report, "    stderr differs:\n");
+		report_bytes(report, e->err, e->nerr, errb->s, errb->len);
+	} else if (!e->err && errb->len) {
+		calls_buf_add(report, "    stderr: %.*s\n",
+			      (int)strcspn(errb->s, "\n"), errb->s);
+	}
+}
+
 /*
- * e2map's exit status is its own: 1 with one "e2map: " line on stderr for
- * any error, where xfs_io exits 0 after printing ERR and filefrag exits
- * with the errno.  So a tool's failure must be e2map's 1, and a tool's 0
- * is e2map's 0 or, when e2map reported the error it printed, 1.
+ * An old recording (no stderr) only says the tool failed: e2map then had
+ * to fail with one "e2map: " line on stderr, or print what the tool
+ * printed and exit 0.  With stderr recorded, the status must be the tool's.
  */
-static bool exit_matches(int tool, int ours, const struct calls_buf *err)
+static bool exit_matches(const struct golden_expect *e, int ours,
+			 const struct calls_buf *err)
 {
 	const char *nl = err->s ? strchr(err->s, '\n') : NULL;
 	bool one_error = err->len && !strncmp(err->s, "e2map: ", 7) &&
 			 nl && nl[1] == '\0';
 
-	if (tool != 0)
+	if (e->err)
+		return ours == e->status;
+	if (e->status != 0)
 		return ours == 1 && one_error;
 	return ours == 0 || (ours == 1 && one_error);
 }
 
+/*
+ * Run one entry: stdout and the exit status must be the tool's, and
+ * stderr too when the recording has it (4-field headers).
+ */
 static int golden_entry(const char *e2map, const char *image, const char *name,
-			int lineno, char *argline, const char *exp, size_t nexp,
-			int exit_exp, struct calls_buf *report, bool describe)
+			int lineno, char *argline, const struct golden_expect *e,
+			struct calls_buf *report, bool describe)
 {
 	char *argv[GOLDEN_MAXARGS + 2], *tok;
 	struct calls_buf out = { 0 }, errb = { 0 };
-	int argc = 0, st, bad = 0;
+	int argc = 0, st, bad;
 	char *save = NULL;
 
 	argv[argc++] = (char *)e2map;
@@ -161,29 +203,49 @@ static int golden_entry(const char *e2map, const char *image, const char *name,
 	calls_buf_add(&out, "%s", "");
 	calls_buf_add(&errb, "%s", "");
 	st = run_capture(argv, &out, &errb);
-	if (!exit_matches(exit_exp, st, &errb) || out.len != nexp ||
-	    memcmp(out.s, exp, nexp)) {
-		bad = 1;
-		if (describe) {
-			calls_buf_add(report, "%s:%d: $ e2map", name, lineno);
-			for (int i = 1; i < argc; i++)
-				calls_buf_add(report, " %s",
-					      argv[i] == image ? "IMAGE"
-							       : argv[i]);
-			calls_buf_add(report, "\n    exit: expected %d, got %d"
-				      "; %zu bytes expected, %zu got\n",
-				      exit_exp, st, nexp, out.len);
-			if (out.len != nexp || memcmp(out.s, exp, nexp))
-				report_bytes(report, exp, nexp, out.s, out.len);
-			if (errb.len)
-				calls_buf_add(report, "    stderr: %.*s\n",
-					      (int)strcspn(errb.s, "\n"),
-					      errb.s);
-		}
-	}
+	bad = !exit_matches(e, st, &errb) ||
+	      bytes_differ(e->out, e->nout, &out) ||
+	      (e->err && bytes_differ(e->err, e->nerr, &errb));
+	if (bad && describe)
+		describe_entry(report, name, lineno, argv, argc, image, e, st,
+			       &out, &errb);
 	calls_buf_free(&out);
 	calls_buf_free(&errb);
 	return bad;
+}
+
+/* A number field of a header; -1 when it is not one. */
+static long long header_num(const char *s)
+{
+	char *end;
+	long long v;
+
+	if (!*s)
+		return -1;
+	v = strtoll(s, &end, 10);
+	return *end || v < 0 ? -1 : v;
+}
+
+/*
+ * "$ ARGV\tNBYTES\tSTATUS[\tERRBYTES]": fills ARGV (in HDR) and E's
+ * sizes and status; 0, or -1 when malformed.
+ */
+static int parse_header(char *hdr, struct golden_expect *e, long long *nerr)
+{
+	char *f[4] = { hdr, NULL, NULL, NULL };
+	long long nout;
+
+	for (int i = 1; i < 4; i++) {
+		if (!(f[i] = strchr(f[i - 1], '\t')))
+			break;
+		*f[i]++ = '\0';
+	}
+	if (!f[2] || (nout = header_num(f[1])) < 0 ||
+	    (e->status = (int)header_num(f[2])) < 0)
+		return -1;
+	e->nout = (size_t)nout;
+	*nerr = f[3] ? header_num(f[3]) : -2;	/* -2: none recorded */
+	return *nerr == -1 ? -1 : 0;
 }
 
 int calls_golden_replay(const char *e2map, const char *image, const char *name,
@@ -195,9 +257,9 @@ int calls_golden_replay(const char *e2map, const char *image, const char *name,
 
 	while (pos < len) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
-		char hdr[CALLS_PATH_MAX + 256], *t1, *t2, *end;
-		unsigned long long nbytes;
-		long exit_exp;
+		char hdr[CALLS_PATH_MAX + 256];
+		struct golden_expect e = { 0 };
+		long long nerr;
 		size_t hl;
 		int r;
 
@@ -208,35 +270,28 @@ int calls_golden_replay(const char *e2map, const char *image, const char *name,
 			goto bad;
 		memcpy(hdr, text + pos + 2, hl - 2);
 		hdr[hl - 2] = '\0';
-		t1 = strchr(hdr, '\t');
-		if (!t1)
-			goto bad;
-		*t1++ = '\0';
-		t2 = strchr(t1, '\t');
-		if (!t2)
-			goto bad;
-		*t2++ = '\0';
-		nbytes = strtoull(t1, &end, 10);
-		if (*end || !*t1)
-			goto bad;
-		exit_exp = strtol(t2, &end, 10);
-		if (*end || !*t2)
+		if (parse_header(hdr, &e, &nerr) < 0)
 			goto bad;
 		pos += hl + 1;
-		if (nbytes > len - pos)
+		if (e.nout > len - pos ||
+		    (nerr >= 0 && (size_t)nerr > len - pos - e.nout))
 			goto bad;
-		r = golden_entry(e2map, image, name, lineno, hdr, text + pos,
-				 (size_t)nbytes, (int)exit_exp, report,
+		e.out = text + pos;
+		if (nerr >= 0) {
+			e.err = text + pos + e.nout;
+			e.nerr = (size_t)nerr;
+		}
+		r = golden_entry(e2map, image, name, lineno, hdr, &e, report,
 				 diffs < max_report);
 		if (r < 0)
 			goto bad;
 		diffs += r;
 		entries++;
-		for (size_t i = 0; i < nbytes; i++)
+		for (size_t i = 0; i < e.nout + e.nerr; i++)
 			if (text[pos + i] == '\n')
 				lineno++;
 		lineno++;
-		pos += (size_t)nbytes;
+		pos += e.nout + e.nerr;
 	}
 	if (diffs)
 		calls_buf_add(report, "%s: %d of %d entries differ\n", name,

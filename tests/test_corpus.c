@@ -53,6 +53,20 @@ static int run_check(const char *e2map, const char *img, char *err, size_t n)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* Drop "e2map: warning: ..." lines (a journal that needs recovery). */
+static void drop_warnings(char *s)
+{
+	char *p = s, *nl;
+
+	while (*p) {
+		nl = strchr(p, '\n');
+		if (!strncmp(p, "e2map: warning: ", 16) && nl)
+			memmove(p, nl + 1, strlen(nl + 1) + 1);
+		else
+			p = nl ? nl + 1 : p + strlen(p);
+	}
+}
+
 static bool one_line(const char *s)
 {
 	const char *nl = strchr(s, '\n');
@@ -69,6 +83,7 @@ static void check_image(const char *e2map, const char *path, int *bad)
 	cr_assert(img, "cannot unpack %s", path);
 	cr_assert_eq(fixture_sha256(img, before), 0);
 	rc = run_check(e2map, img, err, sizeof(err));
+	drop_warnings(err);
 	if (!((rc == 0 && !*err) || (rc == 1 && one_line(err)))) {
 		cr_log_error("%s: exit %d: %s", path, rc, err);
 		(*bad)++;

@@ -8,9 +8,11 @@
 
 #include <e2map.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fixture.h"
 
@@ -74,6 +76,100 @@ Test(open_errors, missing_image_is_enoent)
 	e2map_t *m;
 
 	cr_expect_eq(e2map_open("/nonexistent/e2map.img", NULL, &m), -ENOENT);
+	/* The errno says it all: no detail to repeat it. */
+	cr_expect_str_empty(e2map_errmsg(NULL));
+}
+
+Test(open_errors, a_pipe_is_no_image)
+{
+	char dir[] = "/tmp/e2map-lib-XXXXXX", fifo[64];
+	e2map_t *m;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/pipe", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_expect_eq(e2map_open(fifo, NULL, &m), -ESPIPE);
+	cr_expect_str_eq(e2map_errmsg(NULL), "the image must be a seekable "
+			 "file");
+	unlink(fifo);
+	rmdir(dir);
+}
+
+Test(open_errors, offset_past_the_end_is_einval)
+{
+	e2map_t *m;
+
+	cr_expect_eq(e2map_open(img, "offset=1g", &m), -EINVAL);
+	cr_expect(strstr(e2map_errmsg(NULL), "offset past the end of the "
+			 "image"), "%s", e2map_errmsg(NULL));
+}
+
+/* The library's offset= takes what the CLI's --offset takes. */
+Test(open_errors, offset_takes_the_cli_units)
+{
+	static const char *const same[] = { "offset=1m", "offset=1M",
+		"offset=2048s", "offset=256b", "offset=1024k", "offset=0x100000",
+		"offset=04000000", "offset=1048576" };
+	char *shifted = fixture_slice(img, 0, 1LL << 40, 1 << 20);
+
+	cr_assert(shifted);
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++)
+		e2map_close(open_ok(shifted, same[i]));
+	fixture_remove(shifted);
+}
+
+Test(open_errors, byte_counts_parse_as_xfs_io_s)
+{
+	int64_t v;
+
+	cr_expect_eq(e2map_parse_bytes("3b", &v), 0);
+	cr_expect_eq(v, 3 * 4096);
+	cr_expect_eq(e2map_parse_bytes("2S", &v), 0);
+	cr_expect_eq(v, 1024);
+	cr_expect_eq(e2map_parse_bytes("1e", &v), 0);
+	cr_expect_eq(v, 1LL << 60);
+	cr_expect_eq(e2map_parse_bytes("0x10k", &v), 0);
+	cr_expect_eq(v, 16 << 10);
+	cr_expect_eq(e2map_parse_bytes("99999999999999999999", &v), 0);
+	cr_expect_eq(v, INT64_MAX);
+	cr_expect_eq(e2map_parse_bytes("8e", &v), -ERANGE);
+	cr_expect_eq(e2map_parse_bytes("1kb", &v), -EINVAL);
+	cr_expect_eq(e2map_parse_bytes("-1", &v), -EINVAL);
+	cr_expect_eq(e2map_parse_bytes(" 1", &v), -EINVAL);
+	cr_expect_eq(e2map_parse_bytes("", &v), -EINVAL);
+}
+
+Test(open_errors, journal_needing_recovery_is_reported)
+{
+	char *copy = fixture_decompress(img), cmd[256];
+	e2map_t *m = open_ok(img, NULL);
+
+	cr_assert(copy);
+	cr_expect_eq(e2map_image_state(m), 0, "unmounted, recovered");
+	e2map_close(m);
+	snprintf(cmd, sizeof(cmd), "debugfs -w -R 'feature needs_recovery' "
+		 "'%s' >/dev/null 2>&1", copy);
+	cr_assert_eq(system(cmd), 0, "debugfs could not set needs_recovery");
+	m = open_ok(copy, NULL);
+	cr_expect_eq(e2map_image_state(m), E2MAP_IMAGE_NEEDS_RECOVERY);
+	cr_expect_eq(e2map_image_state(NULL), -EINVAL);
+	e2map_close(m);
+	fixture_remove(copy);
+}
+
+Test(open_errors, stat_needs_no_open)
+{
+	e2map_t *m = open_ok(img, NULL);
+	struct e2map_stat st;
+
+	cr_expect_eq(e2map_stat(m, "/hello.txt", &st), 0);
+	cr_expect(S_ISREG(st.mode));
+	cr_expect_gt(st.size, 0);
+	cr_expect_eq(e2map_stat(m, "/nothere", &st), -ENOENT);
+	cr_expect_eq(e2map_stat(m, "/hello.txt/x", &st), -ENOTDIR);
+	cr_expect_eq(e2map_stat(m, "<100>", &st), -ESTALE);
+	cr_expect_eq(e2map_stat(NULL, "/", &st), -EINVAL);
+	e2map_close(m);
 }
 
 Test(open_errors, non_ext_file_is_refused)
@@ -83,7 +179,7 @@ Test(open_errors, non_ext_file_is_refused)
 
 	cr_assert(junk);
 	cr_expect_eq(e2map_open(junk, NULL, &m), -EUCLEAN);
-	cr_expect(strlen(e2map_errmsg(NULL)) > 0);
+	cr_expect_str_eq(e2map_errmsg(NULL), "not an ext2/3/4 filesystem");
 	fixture_remove(junk);
 }
 
@@ -284,4 +380,65 @@ Test(bounded, seek_data_reads_at_most_depth_plus_one, .timeout = 60)
 	check_reads(four, "/near_maxbytes_sparse", 1);
 	fixture_remove(deep);
 	fixture_remove(four);
+}
+
+/* ---- FIFOs, sockets, devices: answers by file type (special-1k) ---- */
+
+static char *special;
+
+static void setup_special(void)
+{
+	special = fixture_image("special-1k");
+	cr_assert(special, "cannot unpack testdata/special-1k.img.gz");
+}
+
+static void teardown_special(void)
+{
+	fixture_remove(special);
+}
+
+TestSuite(special, .init = setup_special, .fini = teardown_special,
+	  .timeout = 30);
+
+static int count_run(const struct e2map_run *run, void *payload)
+{
+	(void)run;
+	++*(int *)payload;
+	return 0;
+}
+
+/* The calls replay checks lseek and FIEMAP; these are e2map's own calls. */
+Test(special, a_fifo_has_nothing_to_map)
+{
+	e2map_t *m = open_ok(special, NULL);
+	struct e2map_check_stats cs;
+	struct e2map_stat st;
+	e2map_file_t *f;
+	int runs = 0;
+
+	cr_assert_eq(e2map_stat(m, "/fifo", &st), 0);
+	cr_expect(S_ISFIFO(st.mode));
+	cr_assert_eq(e2map_file_open(m, "/fifo", &f), 0);
+	cr_expect_eq(e2map_walk(f, 0, 10, count_run, &runs), -EOPNOTSUPP);
+	cr_expect_eq(runs, 0);
+	cr_expect_eq(e2map_file_check(f, &cs), 0);
+	cr_expect_eq(cs.seeks + cs.fiemaps, 0);
+	e2map_file_close(f);
+	e2map_close(m);
+}
+
+Test(special, sockets_and_devices_do_not_open)
+{
+	e2map_t *m = open_ok(special, NULL);
+	struct e2map_stat st;
+
+	cr_expect_eq(file_open_err(m, "/sock"), -ENXIO);
+	cr_expect_eq(file_open_err(m, "/chr_nodrv"), -ENXIO);
+	cr_expect_eq(file_open_err(m, "/blk_nodrv"), -ENXIO);
+	/* stat(2) needs no open: it works on all of them. */
+	cr_expect_eq(e2map_stat(m, "/sock", &st), 0);
+	cr_expect(S_ISSOCK(st.mode));
+	cr_expect_eq(e2map_stat(m, "/blk_nodrv", &st), 0);
+	cr_expect(S_ISBLK(st.mode));
+	e2map_close(m);
 }
