@@ -1,7 +1,7 @@
 #!/bin/bash
 # Rebuild testdata/ from nothing with the kernel on this machine: the
-# images (mkimages.sh, mkcorrupt.sh), then the kernel's answers for every
-# file of every image (record.sh, no caps), kept gzip-compressed as
+# images (mkimages.sh, mkcorrupt.sh, mkzone.sh), then the kernel's answers
+# for every file of every image (record.sh, no caps), kept gzip-compressed as
 # NAME.calls.gz and NAME.golden.gz.  Needs root and loop mounts; a few
 # minutes.  The corpus recordings (testdata/corpus) are made separately:
 # scripts/record.sh CORPUS_IMAGE testdata/corpus with GOLDENS=none.
@@ -10,6 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/../testdata}
 "$here/mkimages.sh" "$out"
 "$here/mkcorrupt.sh" "$out"
+"$here/mkzone.sh" "$out"
 for img in "$out"/*.img.gz; do
 	name=$(basename "$img" .img.gz)
 	MAXFILES=1000000 MAXEMPTY=1000000 GOLDEN_MAXFILES=1000000 \
