@@ -10,9 +10,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/../testdata}
 "$here/mkimages.sh" "$out"
 "$here/mkcorrupt.sh" "$out"
-"$here/mkzone.sh" "$out"
+RECORD=1 "$here/mkzone.sh" "$out"	# recorded there, with fewer goldens
 for img in "$out"/*.img.gz; do
 	name=$(basename "$img" .img.gz)
+	case $name in zone-*) continue ;; esac
 	MAXFILES=1000000 MAXEMPTY=1000000 GOLDEN_MAXFILES=1000000 \
 		GOLDEN_MAXBYTES=1000000000 "$here/record.sh" "$img" "$out"
 	gzip -9 -n -f "$out/$name.calls" "$out/$name.golden"
