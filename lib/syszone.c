@@ -85,31 +85,47 @@ static uint64_t num_gdb(ext2_filsys fs, dgrp_t g)
 	return g == first || g == first + 1 || g == first + per - 1;
 }
 
-/* ext4_flex_bg_size as ext4_fill_flex_info leaves it. */
-static uint64_t flex_size(ext2_filsys fs)
+/*
+ * ext4_num_base_meta_blocks: the blocks at the start of group G that the
+ * kernel counts as metadata.  Outside meta_bg groups: for a group with a
+ * superblock copy, that copy, the descriptor table and the reserved GDT
+ * blocks (s_reserved_gdt_blocks, whatever the resize_inode flag says).  In
+ * meta_bg groups: the superblock copy if any, and the group's descriptor
+ * copy if it holds one (first, second and last of its meta group) -- with
+ * no superblock the copy is the group's first block.
+ */
+static uint64_t base_meta(ext2_filsys fs, dgrp_t g)
 {
-	unsigned log = fs->super->s_log_groups_per_flex;
+	struct ext2_super_block *sb = fs->super;
+	uint64_t n = ext2fs_bg_has_super(fs, g);
 
-	if (!ext2fs_has_feature_flex_bg(fs->super) || log < 1 || log > 31)
-		return 1;
-	return 1ULL << log;
+	if (!ext2fs_has_feature_meta_bg(sb) ||
+	    g / EXT2_DESC_PER_BLOCK(sb) < sb->s_first_meta_bg)
+		return n ? n + num_gdb(fs, g) + sb->s_reserved_gdt_blocks : 0;
+	return n + num_gdb(fs, g);
 }
 
-/* ext4_setup_system_zone's per-group part. */
+/*
+ * ext4_setup_system_zone's per-group part since kernel commit 68228da51c9a
+ * (2023; Linux 6.6, stable 5.10 on): every group's base metadata, bitmaps
+ * and inode table.  Earlier kernels added only the superblock and the
+ * descriptor table of groups with a superblock (their "below 5 or a flex
+ * multiple" test saw a flex size of 1, not yet set up).  At most four
+ * ranges per group, each O(1) to find.
+ */
 static int add_groups(e2map_t *m)
 {
 	struct e2map_zones *z = &m->zone;
 	ext2_filsys fs = m->fs;
-	uint64_t flex = flex_size(fs), itb;
+	uint64_t itb;
 	dgrp_t g;
 	int err = 0;
 
 	itb = fs->super->s_inodes_per_group /
 	      (m->bs / EXT2_INODE_SIZE(fs->super));
 	for (g = 0; g < fs->group_desc_count && !err; g++) {
-		if (ext2fs_bg_has_super(fs, g) && (g < 5 || g % flex == 0))
-			err = zone_add(z, ext2fs_group_first_block2(fs, g),
-				       num_gdb(fs, g) + 1);
+		err = zone_add(z, ext2fs_group_first_block2(fs, g),
+			       base_meta(fs, g));
 		if (!err)
 			err = zone_add(z, ext2fs_block_bitmap_loc(fs, g), 1);
 		if (!err)
