@@ -102,7 +102,7 @@ static int read_indirect(e2map_file_t *f, uint32_t blk)
 static int get_branch(e2map_file_t *f, const struct path *p,
 		      const unsigned char **arr, unsigned *level)
 {
-	uint32_t blk;
+	uint32_t blk = 0;	/* p->depth >= 1, which gcc -O1 cannot see */
 	unsigned i;
 	int err;
 
@@ -143,7 +143,7 @@ int e2map__blockmap_map(e2map_file_t *f, uint32_t lblk, uint32_t n,
 {
 	const unsigned char *arr;
 	uint32_t first, count;
-	unsigned level;
+	unsigned level = 0;	/* set by get_branch; gcc -O1 cannot see it */
 	struct path p;
 	int err;
 

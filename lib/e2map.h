@@ -156,7 +156,7 @@ enum e2map_run_kind {
 	E2MAP_RUN_HOLE,
 	E2MAP_RUN_DATA,		/* written blocks */
 	E2MAP_RUN_UNWRITTEN,	/* preallocated, reads as zeroes */
-	E2MAP_RUN_INLINE,	/* data stored inside the inode */
+	E2MAP_RUN_INLINE	/* data stored inside the inode (no comma: C89) */
 };
 struct e2map_run {
 	uint64_t lblk;

@@ -23,4 +23,21 @@ void fixture_remove(char *path);
 /* sha256 of PATH as 64 hex digits into OUT[65]; 0 or -1. */
 int fixture_sha256(const char *path, char out[65]);
 
+/*
+ * The e2fsprogs corpus: testdata/corpus/e2fsprogs (shipped with the tree)
+ * first, then each directory of $E2MAP_CORPUS (colon-separated; "none"
+ * adds none), or, when it is unset, ../shared/corpus/e2fsprogs if present.
+ * Image NAME (NAME.img.gz, NAME.img.bz2 or NAME.img) comes from the first
+ * directory that has it, so a later directory only adds new names.
+ *
+ * fixture_corpus_dirs fills DIRS (at most MAX) and returns their number;
+ * *MISSING is the first directory that should exist and does not, or NULL.
+ */
+int fixture_corpus_dirs(const char **dirs, int max, const char **missing);
+/* Every corpus image, one path per NAME, sorted by NAME; count or -1. */
+int fixture_corpus_list(char ***paths);
+void fixture_corpus_free(char **paths, int n);
+/* The path of corpus image NAME into OUT: 0, or -1 when none has it. */
+int fixture_corpus_find(const char *name, char *out, size_t len);
+
 #endif

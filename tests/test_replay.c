@@ -6,10 +6,10 @@
  * A .calls file may carry "# e2map-options: OPTS" for e2map_open.
  *
  * testdata/corpus/NAME.calls are kernel recordings of the e2fsprogs test
- * images; the image itself is read from the corpus directory
- * ($E2MAP_CORPUS, else ../shared/corpus/e2fsprogs), NAME.img.gz or
- * NAME.img.bz2, and must have the sha256 the recording names.  A missing
- * corpus fails; E2MAP_CORPUS=none skips these tests on purpose.
+ * images; the image itself, NAME.img.gz or NAME.img.bz2, comes from
+ * testdata/corpus/e2fsprogs (shipped), or from a directory $E2MAP_CORPUS
+ * or ../shared adds (fixture_corpus_dirs), and must have the sha256 the
+ * recording names.  A missing image fails.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -176,39 +176,12 @@ ParameterizedTest(struct replay_image *ri, replay, image, .timeout = 600,
 
 /* ---- the e2fsprogs corpus (testdata/corpus) ---- */
 
-static const char *corpus_dir(void)
-{
-	const char *d = getenv("E2MAP_CORPUS");
-
-	return d && *d ? d : "../shared/corpus/e2fsprogs";
-}
-
-static bool corpus_disabled(void)
-{
-	return !strcmp(corpus_dir(), "none");
-}
-
 ParameterizedTestParameters(replay, corpus)
 {
 	static char dir[1024];
 
 	snprintf(dir, sizeof(dir), "%s/corpus", testdata_dir());
 	return recordings(dir);
-}
-
-/* The corpus file for NAME: NAME.img.gz or NAME.img.bz2; 0 or -1. */
-static int corpus_source(const char *name, char *out, size_t len)
-{
-	static const char *const ext[] = { ".img.gz", ".img.bz2", ".img" };
-	struct stat st;
-	size_t i;
-
-	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
-		snprintf(out, len, "%s/%s%s", corpus_dir(), name, ext[i]);
-		if (stat(out, &st) == 0)
-			return 0;
-	}
-	return -1;
 }
 
 /* The "# image: NAME.img sha256 HEX" line of a recording, or NULL. */
@@ -235,18 +208,12 @@ ParameterizedTest(struct replay_image *ri, replay, corpus, .timeout = 600,
 		  .fini = remove_corpus_scratch)
 {
 	char src[2048], path[2048], before[65], after[65];
-	struct stat st;
 	char *text, *want;
 
-	if (corpus_disabled())
-		cr_skip_test("E2MAP_CORPUS=none: corpus replays skipped");
 	cr_assert(ri->name[0], "no recordings: %s/*.calls not found", ri->dir);
-	cr_assert(stat(corpus_dir(), &st) == 0 && S_ISDIR(st.st_mode),
-		  "corpus directory %s is missing (set E2MAP_CORPUS, or "
-		  "E2MAP_CORPUS=none to skip these tests)", corpus_dir());
-	cr_assert(corpus_source(ri->name, src, sizeof(src)) == 0,
-		  "%s: no image %s/%s.img.gz or .img.bz2", ri->name,
-		  corpus_dir(), ri->name);
+	cr_assert(fixture_corpus_find(ri->name, src, sizeof(src)) == 0,
+		  "%s: no image %s.img.gz or .img.bz2 in %s/e2fsprogs or the "
+		  "directories E2MAP_CORPUS adds", ri->name, ri->name, ri->dir);
 	cr_log_info("replay: %s against %s", ri->name, src);
 	corpus_img = fixture_decompress(src);
 	cr_assert(corpus_img, "cannot decompress %s", src);
