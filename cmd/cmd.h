@@ -69,9 +69,10 @@ int cmd_parse_count(const char *s, int *out);
 struct cmd_common {
 	const char *offset;	/* --offset BYTES, as typed */
 	bool json;		/* --json */
+	bool nofollow;		/* --no-follow: open PATH with O_NOFOLLOW */
 };
 /* getopt_long codes for the long options; above any short option char. */
-enum { OPT_JSON = 0x100, OPT_OFFSET, OPT_HELP };
+enum { OPT_JSON = 0x100, OPT_OFFSET, OPT_HELP, OPT_NOFOLLOW };
 
 /*
  * Open IMAGE with "offset=N" when --offset was given.  On failure prints
@@ -80,9 +81,12 @@ enum { OPT_JSON = 0x100, OPT_OFFSET, OPT_HELP };
  */
 int cmd_open_image(const char *cmd, const struct cmd_common *co,
 		   const char *image, e2map_t **out);
-/* Open PATH in M; prints the error and returns CMD_EXIT_FAIL on failure. */
-int cmd_open_file(const char *cmd, e2map_t *m, const char *image,
-		  const char *path, e2map_file_t **out);
+/*
+ * Open PATH in M, a final symlink followed unless --no-follow; prints the
+ * error and returns CMD_EXIT_FAIL on failure.
+ */
+int cmd_open_file(const char *cmd, const struct cmd_common *co, e2map_t *m,
+		  const char *image, const char *path, e2map_file_t **out);
 
 /* json.c: a small streaming writer; commas and escaping in one place. */
 #define JSON_MAX_DEPTH 16

@@ -81,6 +81,7 @@ void fiemap_help(void)
 "\n                   \"physical\",\"length\",\"flags\",\"flag_names\"}]}, "
 "bytes\n"
 "  --offset BYTES   the filesystem starts at BYTES in IMAGE\n"
+"  --no-follow      a symlink as PATH is not followed: ELOOP, as O_NOFOLLOW\n"
 "OFFSET and LENGTH take xfs_io's units (b = 4096, s = 512, k, m, g, ...).\n");
 }
 
@@ -346,7 +347,7 @@ static int fiemap_one(const struct fiemap_opts *o, const char *image,
 	status = cmd_open_image("fiemap", &o->co, image, &m);
 	if (status)
 		return status;
-	status = cmd_open_file("fiemap", m, image, path, &f);
+	status = cmd_open_file("fiemap", &o->co, m, image, path, &f);
 	if (!status) {
 		err = o->co.json ? run_json(f, o, path, &st)
 				 : run_text(f, o, path, &st);
@@ -362,6 +363,7 @@ static const struct option fiemap_long[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "offset", required_argument, NULL, OPT_OFFSET },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -384,6 +386,7 @@ static int parse_opts(int argc, char **argv, struct fiemap_opts *o)
 			break;
 		case OPT_JSON: o->co.json = true; break;
 		case OPT_OFFSET: o->co.offset = optarg; break;
+		case OPT_NOFOLLOW: o->co.nofollow = true; break;
 		case 'h':
 		case OPT_HELP: return fiemap_help(), 0;
 		default: return cmd_bad_option("fiemap", argv);

@@ -54,7 +54,8 @@ void filefrag_help(void)
 "  -v       the extent table\n"
 "  -x       map the extended-attribute block instead of the data\n"
 "  -h, --help       this help\n"
-"  --offset BYTES   the filesystem starts at BYTES in IMAGE\n");
+"  --offset BYTES   the filesystem starts at BYTES in IMAGE\n"
+"  --no-follow      a symlink as PATH is not followed: ELOOP, as O_NOFOLLOW\n");
 }
 
 static int ulong_log2(unsigned long v)
@@ -273,7 +274,7 @@ static int frag_report(e2map_t *m, const char *image, const struct ff_opts *o,
 	struct e2map_stat st;
 	int shift, n, status;
 
-	if ((status = cmd_open_file("filefrag", m, image, path, &f)))
+	if ((status = cmd_open_file("filefrag", &o->co, m, image, path, &f)))
 		return status;
 	if ((n = e2map_file_stat(f, &st)) < 0)
 		goto fail;
@@ -319,6 +320,7 @@ static int parse_blocksize(const char *arg, unsigned long *out)
 static const struct option ff_long[] = {
 	{ "offset", required_argument, NULL, OPT_OFFSET },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -342,6 +344,7 @@ static int parse_opts(int argc, char **argv, struct ff_opts *o)
 		case 's': o->sync = true; break;
 		case 'x': o->xattr = true; break;
 		case OPT_OFFSET: o->co.offset = optarg; break;
+		case OPT_NOFOLLOW: o->co.nofollow = true; break;
 		case 'h':
 		case OPT_HELP: return filefrag_help(), 0;
 		default: return cmd_bad_option("filefrag", argv);

@@ -60,6 +60,7 @@ void seek_help(void)
 "  --json           {\"file\":..,\"results\":[{\"whence\":..,\"start\":..,"
 "\"offset\":N|null}]}\n"
 "  --offset BYTES   the filesystem starts at BYTES in IMAGE\n"
+"  --no-follow      a symlink as PATH is not followed: ELOOP, as O_NOFOLLOW\n"
 "OFFSET takes xfs_io's units: 0x.. hex, 0.. octal, suffix b (4096), s (512),\n"
 "k, m, g, t, p, e.\n");
 }
@@ -232,7 +233,7 @@ static int seek_one(struct seek_opts *o, const char *image, const char *path,
 	status = cmd_open_image("seek", &o->co, image, &m);
 	if (status)
 		return status;
-	status = cmd_open_file("seek", m, image, path, &f);
+	status = cmd_open_file("seek", &o->co, m, image, path, &f);
 	if (!status) {
 		err = run_seek(f, o, start, &run);
 		status = err < 0 ? cmd_fail_file("seek", image, path, err, m)
@@ -248,6 +249,7 @@ static const struct option seek_long[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "offset", required_argument, NULL, OPT_OFFSET },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -267,6 +269,7 @@ static int parse_opts(int argc, char **argv, struct seek_opts *o)
 		case 's': o->show_start = true; break;
 		case OPT_JSON: o->co.json = true; break;
 		case OPT_OFFSET: o->co.offset = optarg; break;
+		case OPT_NOFOLLOW: o->co.nofollow = true; break;
 		case OPT_HELP: return seek_help(), 0;
 		default:
 			return cmd_bad_option("seek", argv);

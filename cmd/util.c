@@ -156,10 +156,11 @@ int cmd_open_image(const char *cmd, const struct cmd_common *co,
 	return 0;
 }
 
-int cmd_open_file(const char *cmd, e2map_t *m, const char *image,
-		  const char *path, e2map_file_t **out)
+int cmd_open_file(const char *cmd, const struct cmd_common *co, e2map_t *m,
+		  const char *image, const char *path, e2map_file_t **out)
 {
-	int err = e2map_file_open(m, path, out);
+	int err = e2map_file_open_flags(m, path, co->nofollow ?
+					E2MAP_O_NOFOLLOW : 0, out);
 
 	if (err < 0)
 		return cmd_fail_file(cmd, image, path, err, m);
