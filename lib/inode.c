@@ -27,18 +27,20 @@ static int parse_ino(e2map_t *m, const char *spec, ext2_ino_t *ino)
 {
 	uint32_t count = m->fs->super->s_inodes_count;
 	const char *num = spec + 1, *digits = num + (*num == '-');
-	unsigned long long v;
-	char *end;
+	unsigned long long v = 0;
+	char *end = NULL;
+	int len;
 
 	errno = 0;
-	v = isdigit((unsigned char)*digits) ? strtoull(digits, &end, 0) : 0;
-	if (!isdigit((unsigned char)*digits) || strcmp(end, ">"))
+	if (isdigit((unsigned char)*digits))
+		v = strtoull(digits, &end, 0);
+	if (!end || strcmp(end, ">"))
 		return e2map__fail(m, -EINVAL, "not an inode number: <N> "
 				   "takes N from 1 to %u", count);
+	len = end - num < 40 ? (int)(end - num) : 40;
 	if (errno || digits != num || v < 1 || v > count)
 		return e2map__fail(m, -ESTALE, "no inode %.*s: inode numbers "
-				   "run from 1 to %u", (int)(end - num) < 40 ?
-				   (int)(end - num) : 40, num, count);
+				   "run from 1 to %u", len, num, count);
 	*ino = (ext2_ino_t)v;
 	return 0;
 }
