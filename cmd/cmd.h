@@ -69,9 +69,10 @@ struct cmd_common {
 	const char *offset;	/* --offset BYTES, as typed */
 	bool json;		/* --json */
 	bool why;		/* --why: e2map's detail after a tool's error */
+	bool nofollow;		/* --no-follow: open PATH with O_NOFOLLOW */
 };
 /* getopt_long codes for the long options; above any short option char. */
-enum { OPT_JSON = 0x100, OPT_OFFSET, OPT_HELP, OPT_WHY };
+enum { OPT_JSON = 0x100, OPT_OFFSET, OPT_HELP, OPT_WHY, OPT_NOFOLLOW };
 
 /*
  * Open IMAGE with "offset=N" when --offset was given, then warn once on
@@ -83,8 +84,9 @@ int cmd_open_image(const char *cmd, const struct cmd_common *co,
 		   const char *image, e2map_t **out);
 /*
  * Open PATH in M as the tool CMD mirrors opens it ("filefrag": open(2);
- * else xfs_io: stat(2), then open(2)), and on failure print that tool's
- * message (and, with --why, e2map's detail line).  0, or -errno.
+ * else xfs_io: stat(2), then open(2)), a final symlink followed unless
+ * --no-follow, and on failure print that tool's message (and, with --why,
+ * e2map's detail line).  0, or -errno.
  */
 int cmd_tool_open(const char *cmd, const struct cmd_common *co, e2map_t *m,
 		  const char *image, const char *path, e2map_file_t **out);

@@ -82,6 +82,7 @@ void fiemap_help(void)
 "bytes\n"
 "  --offset BYTES   the filesystem starts at BYTES in IMAGE\n"
 "  --why            after xfs_io's error message, e2map's detail line\n"
+"  --no-follow      a symlink as PATH is not followed: ELOOP, as O_NOFOLLOW\n"
 "OFFSET and LENGTH take xfs_io's units (b = 4096, s = 512, k, m, g, ...).\n");
 }
 
@@ -372,6 +373,7 @@ static const struct option fiemap_long[] = {
 	{ "offset", required_argument, NULL, OPT_OFFSET },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "why", no_argument, NULL, OPT_WHY },
+	{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -395,6 +397,7 @@ static int parse_opts(int argc, char **argv, struct fiemap_opts *o)
 		case OPT_JSON: o->co.json = true; break;
 		case OPT_OFFSET: o->co.offset = optarg; break;
 		case OPT_WHY: o->co.why = true; break;
+		case OPT_NOFOLLOW: o->co.nofollow = true; break;
 		case 'h':
 		case OPT_HELP: return fiemap_help(), 0;
 		default: return cmd_bad_option("fiemap", argv);

@@ -57,6 +57,7 @@ void filefrag_help(void)
 "  -h, --help       this help\n"
 "  --offset BYTES   the filesystem starts at BYTES in IMAGE\n"
 "  --why            after filefrag's error message, e2map's detail line\n"
+"  --no-follow      a symlink as PATH is not followed: ELOOP, as O_NOFOLLOW\n"
 "A file filefrag cannot open exits with its errno (the first one), as\n"
 "filefrag does; e2map's own errors exit 1, usage errors 2.\n");
 }
@@ -350,6 +351,7 @@ static const struct option ff_long[] = {
 	{ "offset", required_argument, NULL, OPT_OFFSET },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "why", no_argument, NULL, OPT_WHY },
+	{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -375,6 +377,7 @@ static int parse_opts(int argc, char **argv, struct ff_opts *o)
 		case 'x': o->xattr = true; break;
 		case OPT_OFFSET: o->co.offset = optarg; break;
 		case OPT_WHY: o->co.why = true; break;
+		case OPT_NOFOLLOW: o->co.nofollow = true; break;
 		case 'h':
 		case OPT_HELP: return filefrag_help(), 0;
 		default: return cmd_bad_option("filefrag", argv);

@@ -61,6 +61,7 @@ void seek_help(void)
 "\"offset\":N|null}]}\n"
 "  --offset BYTES   the filesystem starts at BYTES in IMAGE\n"
 "  --why            after xfs_io's error message, e2map's detail line\n"
+"  --no-follow      a symlink as PATH is not followed: ELOOP, as O_NOFOLLOW\n"
 "OFFSET takes xfs_io's units: 0x.. hex, 0.. octal, suffix b (4096), s (512),\n"
 "k, m, g, t, p, e.\n");
 }
@@ -279,6 +280,7 @@ static const struct option seek_long[] = {
 	{ "offset", required_argument, NULL, OPT_OFFSET },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "why", no_argument, NULL, OPT_WHY },
+	{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -299,6 +301,7 @@ static int parse_opts(int argc, char **argv, struct seek_opts *o)
 		case OPT_JSON: o->co.json = true; break;
 		case OPT_OFFSET: o->co.offset = optarg; break;
 		case OPT_WHY: o->co.why = true; break;
+		case OPT_NOFOLLOW: o->co.nofollow = true; break;
 		case OPT_HELP: return seek_help(), 0;
 		default:
 			return cmd_bad_option("seek", argv);

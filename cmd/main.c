@@ -30,16 +30,17 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	  "run every inode through the whole mapping walk", check_help },
 	{ "fiemap", cmd_fiemap,
 	  "[-a] [-l] [-v] [-n COUNT] [--json] [--offset BYTES] "
-	  "IMAGE PATH [OFFSET [LENGTH]]",
+	  "[--no-follow] IMAGE PATH [OFFSET [LENGTH]]",
 	  "print the FIEMAP extent map as xfs_io -c fiemap", fiemap_help },
 	{ "filefrag", cmd_filefrag,
 	  "[-v] [-x] [-s] [-e] [-k] [-b SIZE] [--offset BYTES] "
-	  "IMAGE PATH...",
+	  "[--no-follow] IMAGE PATH...",
 	  "report extents as e2fsprogs filefrag", filefrag_help },
 	{ "help", NULL, "[COMMAND]", "list the commands, or explain one",
 	  help_help },
 	{ "seek", cmd_seek,
-	  "-a|-d|-h [-r] [-s] [--json] [--offset BYTES] IMAGE PATH OFFSET",
+	  "-a|-d|-h [-r] [-s] [--json] [--offset BYTES] [--no-follow] "
+	  "IMAGE PATH OFFSET",
 	  "locate the next data and/or hole as xfs_io -c seek", seek_help },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -63,7 +64,8 @@ static void print_overview(FILE *out)
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-9s %s\n", commands[i].name,
 			commands[i].oneline);
-	fprintf(out, "\nPATH is \"/dir/file\" or \"<INO>\".  "
+	fprintf(out, "\nPATH is \"/dir/file\" (symlinks followed, as open(2) "
+		"does, absolute ones\nfrom the image's root) or \"<INO>\".  "
 		"See 'e2map help COMMAND' or e2map(1).\n");
 }
 

@@ -201,6 +201,7 @@ int cmd_tool_open(const char *cmd, const struct cmd_common *co,
 		  e2map_file_t **out)
 {
 	bool filefrag = !strcmp(cmd, "filefrag");
+	int flags = co->nofollow ? E2MAP_O_NOFOLLOW : 0;
 	struct e2map_stat st;
 	int err = 0;
 
@@ -211,7 +212,7 @@ int cmd_tool_open(const char *cmd, const struct cmd_common *co,
 		cmd_why(co, cmd, image, path, err, m);
 		return err;
 	}
-	if (!err && (err = e2map_file_open(m, path, out)) == 0)
+	if (!err && (err = e2map_file_open_flags(m, path, flags, out)) == 0)
 		return 0;
 	tool_open_error(filefrag, path, err, false);
 	cmd_why(co, cmd, image, path, err, m);

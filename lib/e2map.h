@@ -83,15 +83,22 @@ E2MAP_API int e2map_image_state(e2map_t *m);
 E2MAP_API int e2map_parse_bytes(const char *s, int64_t *out);
 
 /*
- * Open the inode at PATH: "/dir/file" (symlinks followed in every component
- * but the last) or "<INO>" (debugfs notation).  A symlink as the last
- * component gives -ELOOP, as open(O_NOFOLLOW) does; a missing name -ENOENT;
- * a non-directory in the middle -ENOTDIR; corrupted metadata on the way
- * -EUCLEAN (-EBADMSG for a bad checksum); an encrypted file -ENOKEY (the
- * kernel has no key either), -EINVAL or -ENODATA for a bad or missing
- * encryption context, -EPERM for one that differs from its directory's;
- * a name too long -ENAMETOOLONG.  Each handle starts as the first open
- * after a fresh mount: a cold extent-status cache.
+ * Open the inode at PATH, as open(2) on the mounted image would: "/dir/file"
+ * (symlinks followed in every component, the last one included; a
+ * relative target from the link's directory, an absolute one from the
+ * image's root, as in a chroot; at most 40 links in all) or "<INO>"
+ * (debugfs notation: 12, 0xc or 014; never followed, it is the inode
+ * itself, special inodes such as <8> the journal included).
+ * A missing name or a dangling symlink gives -ENOENT; more than 40 links
+ * or a loop -ELOOP; a non-directory in the middle, or before a trailing
+ * slash, -ENOTDIR; corrupted metadata on the way -EUCLEAN (-EBADMSG for a
+ * bad checksum); an encrypted file -ENOKEY (the kernel has no key either),
+ * -EINVAL or -ENODATA for a bad or missing encryption context, -EPERM for
+ * one that differs from its directory's; a name too long -ENAMETOOLONG.
+ * "<INO>" that is no number: -EINVAL; a number that names no inode (0, or
+ * past the inode count): -ESTALE, open_by_handle_at's answer; an unused
+ * inode: -ESTALE.  Each handle starts as the first open after a fresh
+ * mount: a cold extent-status cache.
  * Special files, as open(2) on the mount: a FIFO opens (as with a writer
  * present, or O_NONBLOCK); then lseek gives -ESPIPE and FIEMAP (and
  * e2map_walk) -EOPNOTSUPP, as the VFS answers for any FIFO.  A socket
@@ -101,7 +108,18 @@ E2MAP_API int e2map_parse_bytes(const char *s, int64_t *out);
  */
 E2MAP_API int e2map_file_open(e2map_t *m, const char *path,
 			      e2map_file_t **out);
-/* The same, for inode number INO (as "<INO>"). */
+
+/* e2map_file_open_flags: a symlink as the last component is not followed. */
+#define E2MAP_O_NOFOLLOW 0x1
+/*
+ * e2map_file_open with FLAGS: 0 is e2map_file_open; E2MAP_O_NOFOLLOW
+ * answers as open(O_NOFOLLOW): a symlink as the last component gives
+ * -ELOOP (a trailing slash still follows it, as in the kernel).  Any
+ * other bit: -EINVAL.  Otherwise the errors of e2map_file_open.
+ */
+E2MAP_API int e2map_file_open_flags(e2map_t *m, const char *path, int flags,
+				    e2map_file_t **out);
+/* The same, for inode number INO (as "<INO>"); 0 or past the count: -ESTALE. */
 E2MAP_API int e2map_file_open_ino(e2map_t *m, uint64_t ino,
 				  e2map_file_t **out);
 /* Close a file handle; NULL is a no-op. */
@@ -133,7 +151,8 @@ struct e2map_stat {
 };
 E2MAP_API int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st);
 /*
- * stat(2) of PATH, without opening it: the lookup and the inode checks of
+ * stat(2) of PATH, without opening it: the lookup (a final symlink
+ * followed, as stat(2) follows it) and the inode checks of
  * e2map_file_open, not the open's own (file type, encryption key).  Errors
  * as e2map_file_open's lookup part.
  */

@@ -15,7 +15,8 @@
  * What open(2) does by type before any filesystem code: a socket has no
  * open (no_open: ENXIO); a device opens its driver, which e2map never
  * does, so it answers as a kernel without one (chrdev_open, blkdev_open:
- * ENXIO).  A FIFO opens; its lseek and FIEMAP answers are by type.
+ * ENXIO).  A FIFO opens; its lseek and FIEMAP answers are by type.  A
+ * symlink reaches here only by O_NOFOLLOW or by number: open's ELOOP.
  */
 static int check_type(e2map_file_t *f)
 {
@@ -195,17 +196,22 @@ static int file_new(e2map_t *m, ext2_ino_t ino, ext2_ino_t parent,
 
 int e2map_file_open_ino(e2map_t *m, uint64_t ino, e2map_file_t **out)
 {
+	uint32_t count;
+
 	*out = NULL;
 	if (!m)
 		return -EINVAL;
 	m->errmsg[0] = '\0';
-	if (ino < 1 || ino > m->fs->super->s_inodes_count)
-		return e2map__fail(m, -ENOENT, "inode %llu is out of range",
-				   (unsigned long long)ino);
+	count = m->fs->super->s_inodes_count;
+	if (ino < 1 || ino > count)
+		return e2map__fail(m, -ESTALE, "no inode %llu: inode numbers "
+				   "run from 1 to %u", (unsigned long long)ino,
+				   count);
 	return file_new(m, (ext2_ino_t)ino, 0, out);
 }
 
-int e2map_file_open(e2map_t *m, const char *path, e2map_file_t **out)
+int e2map_file_open_flags(e2map_t *m, const char *path, int flags,
+			  e2map_file_t **out)
 {
 	ext2_ino_t ino, parent;
 	int err;
@@ -214,11 +220,20 @@ int e2map_file_open(e2map_t *m, const char *path, e2map_file_t **out)
 	if (!m || !path)
 		return -EINVAL;
 	m->errmsg[0] = '\0';
+	if (flags & ~E2MAP_O_NOFOLLOW)
+		return e2map__fail(m, -EINVAL, "unknown flags 0x%x",
+				   (unsigned)(flags & ~E2MAP_O_NOFOLLOW));
 	if (!*path)
 		return e2map__fail(m, -ENOENT, "empty path");
-	if ((err = e2map__lookup(m, path, &ino, &parent)) < 0)
+	if ((err = e2map__lookup(m, path, !(flags & E2MAP_O_NOFOLLOW), &ino,
+				 &parent)) < 0)
 		return err;
 	return file_new(m, ino, parent, out);
+}
+
+int e2map_file_open(e2map_t *m, const char *path, e2map_file_t **out)
+{
+	return e2map_file_open_flags(m, path, 0, out);
 }
 
 int e2map_stat(e2map_t *m, const char *path, struct e2map_stat *st)
@@ -232,7 +247,7 @@ int e2map_stat(e2map_t *m, const char *path, struct e2map_stat *st)
 	m->errmsg[0] = '\0';
 	if (!*path)
 		return e2map__fail(m, -ENOENT, "empty path");
-	if ((err = e2map__lookup(m, path, &ino, &parent)) < 0 ||
+	if ((err = e2map__lookup(m, path, true, &ino, &parent)) < 0 ||
 	    (err = e2map__iget(m, ino, !parent, &f)) < 0)
 		return err;
 	err = e2map_file_stat(f, st);

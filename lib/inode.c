@@ -5,6 +5,7 @@
  */
 #include "internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
@@ -15,28 +16,42 @@
 /* The inode flags FS_IOC_GETFLAGS reports (EXT4_FL_USER_VISIBLE). */
 #define FL_USER_VISIBLE 0x705BDFFFU
 
+/*
+ * "<INO>" as debugfs reads it (strtoul base 0: 12, 0xc, 014).  Anything
+ * else between the brackets is no inode number: -EINVAL.  A number that
+ * names no inode (0, past s_inodes_count, negative, beyond 64 bits) is
+ * -ESTALE, what open_by_handle_at answers for such a handle
+ * (ext4_nfs_get_inode).
+ */
 static int parse_ino(e2map_t *m, const char *spec, ext2_ino_t *ino)
 {
-	char *end;
-	unsigned long long v;
+	uint32_t count = m->fs->super->s_inodes_count;
+	const char *num = spec + 1, *digits = num + (*num == '-');
+	unsigned long long v = 0;
+	char *end = NULL;
+	int len;
 
 	errno = 0;
-	v = strtoull(spec + 1, &end, 0);
-	if (errno || end == spec + 1 || strcmp(end, ">"))
-		return e2map__fail(m, -EINVAL, "bad inode spec '%s'", spec);
-	if (v < 1 || v > m->fs->super->s_inodes_count)
-		return e2map__fail(m, -ENOENT, "inode %llu is out of range", v);
+	if (isdigit((unsigned char)*digits))
+		v = strtoull(digits, &end, 0);
+	if (!end || strcmp(end, ">"))
+		return e2map__fail(m, -EINVAL, "not an inode number: <N> "
+				   "takes N from 1 to %u", count);
+	len = end - num < 40 ? (int)(end - num) : 40;
+	if (errno || digits != num || v < 1 || v > count)
+		return e2map__fail(m, -ESTALE, "no inode %.*s: inode numbers "
+				   "run from 1 to %u", len, num, count);
 	*ino = (ext2_ino_t)v;
 	return 0;
 }
 
-int e2map__lookup(e2map_t *m, const char *path, ext2_ino_t *ino,
+int e2map__lookup(e2map_t *m, const char *path, bool follow, ext2_ino_t *ino,
 		  ext2_ino_t *parent)
 {
 	*parent = 0;
 	if (path[0] == '<')
 		return parse_ino(m, path, ino);
-	return e2map__lookup_path(m, path, ino, parent);
+	return e2map__lookup_path(m, path, follow, ino, parent);
 }
 
 /* Where the inode lies: ext4_get_inode_loc's arithmetic. */

@@ -134,8 +134,11 @@ int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
 
 /* inode.c */
 uint64_t e2map__inode_blocks(const e2map_file_t *f);
-/* "<INO>" or a path; *PARENT is the directory it was found in (0: none) */
-int e2map__lookup(e2map_t *m, const char *path, ext2_ino_t *ino,
+/*
+ * "<INO>" or a path (a final symlink followed when FOLLOW); *PARENT is the
+ * directory it was found in (0: none)
+ */
+int e2map__lookup(e2map_t *m, const char *path, bool follow, ext2_ino_t *ino,
 		  ext2_ino_t *parent);
 int e2map__inode_load(e2map_file_t *f, bool by_number);
 
@@ -147,8 +150,8 @@ bool e2map__fast_symlink(const e2map_file_t *f);
 bool e2map__unmapped(const e2map_file_t *f);
 
 /* lookup.c: ext4_lookup and the path walk, for "/a/b" specs */
-int e2map__lookup_path(e2map_t *m, const char *path, ext2_ino_t *ino,
-		       ext2_ino_t *parent);
+int e2map__lookup_path(e2map_t *m, const char *path, bool follow,
+		       ext2_ino_t *ino, ext2_ino_t *parent);
 
 /* crypt.c: fscrypt without keys */
 int e2map__crypt_dir_info(e2map_file_t *dir);

@@ -2,8 +2,9 @@
  * Path lookup as the kernel does it on a fresh mount: e2map__find_entry in
  * each directory, ext4_lookup's checks on the entry, __ext4_iget on every
  * component (so a corrupt directory in the middle fails as the kernel
- * fails), symlinks followed in the middle, and d_splice_alias's refusal
- * of a directory that is its own ancestor.
+ * fails), symlinks followed in the middle and, unless O_NOFOLLOW, at the
+ * end (absolute targets from the image's root, as in a chroot), and
+ * d_splice_alias's refusal of a directory that is its own ancestor.
  */
 #include "internal.h"
 
@@ -19,7 +20,8 @@ struct walk {
 	e2map_t *m;
 	ext2_ino_t *chain;
 	size_t n, cap;
-	unsigned links;
+	unsigned links;		/* followed so far: MAXSYMLINKS in all */
+	bool follow;		/* a final symlink is followed (no O_NOFOLLOW) */
 	ext2_ino_t parent;	/* where the last component was found */
 	e2map_file_t *dir;	/* the last directory read, kept for reuse */
 };
@@ -190,11 +192,15 @@ static int read_link(e2map_file_t *f, char **target)
 static int walk_path(struct walk *w, const char *path, bool want_dir,
 		     ext2_ino_t *ino);
 
-/* A symlink in the middle: walk its target from here (or the root). */
-static int follow(struct walk *w, e2map_file_t *link)
+/*
+ * A symlink: walk its target from the link's directory (or the root).
+ * In the middle of a path (WANT_DIR) it must end at a directory, which
+ * becomes the current one; at the end *INO is what it names.
+ */
+static int follow(struct walk *w, e2map_file_t *link, bool want_dir,
+		  ext2_ino_t *ino)
 {
 	char *target;
-	ext2_ino_t ino;
 	int err;
 
 	if (++w->links > MAX_LINKS)
@@ -204,14 +210,31 @@ static int follow(struct walk *w, e2map_file_t *link)
 	if (!*target)
 		err = e2map__fail(w->m, -ENOENT, "empty symlink");
 	else
-		err = walk_path(w, target, true, &ino);
+		err = walk_path(w, target, want_dir, ino);
 	free(target);
 	return err;
+}
+
+/* A directory in the middle of a path becomes the current one. */
+static int enter_dir(struct walk *w, e2map_file_t **f)
+{
+	int err;
+
+	if (!LINUX_S_ISDIR((*f)->inode->i_mode))
+		return e2map__fail(w->m, -ENOTDIR, "inode %u is not a "
+				   "directory", (*f)->ino);
+	if ((err = chain_push(w, (*f)->ino)) < 0)
+		return err;
+	e2map_file_close(w->dir);
+	w->dir = *f;		/* the next component's directory */
+	*f = NULL;
+	return 0;
 }
 
 /*
  * One component: "." and ".." move along the chain; a name is looked up,
  * then, unless it is the LAST, must be a directory (or a symlink to one).
+ * A symlink as the LAST is followed too when W follows (no O_NOFOLLOW).
  */
 static int step(struct walk *w, const struct e2map_name *n, bool last,
 		ext2_ino_t *ino)
@@ -230,18 +253,10 @@ static int step(struct walk *w, const struct e2map_name *n, bool last,
 	if ((err = lookup_one(w, n, &f)) < 0)
 		return err;
 	*ino = f->ino;
-	if (!last) {
-		if (LINUX_S_ISLNK(f->inode->i_mode))
-			err = follow(w, f);
-		else if (!LINUX_S_ISDIR(f->inode->i_mode))
-			err = e2map__fail(w->m, -ENOTDIR, "inode %u is not a "
-					  "directory", f->ino);
-		else if ((err = chain_push(w, f->ino)) == 0) {
-			e2map_file_close(w->dir);
-			w->dir = f;	/* the next component's directory */
-			f = NULL;
-		}
-	}
+	if (LINUX_S_ISLNK(f->inode->i_mode) && (!last || w->follow))
+		err = follow(w, f, !last, ino);
+	else if (!last)
+		err = enter_dir(w, &f);
 	e2map_file_close(f);
 	return err;
 }
@@ -280,10 +295,10 @@ static int walk_path(struct walk *w, const char *path, bool want_dir,
 	return 0;
 }
 
-int e2map__lookup_path(e2map_t *m, const char *path, ext2_ino_t *ino,
-		       ext2_ino_t *parent)
+int e2map__lookup_path(e2map_t *m, const char *path, bool follow,
+		       ext2_ino_t *ino, ext2_ino_t *parent)
 {
-	struct walk w = { .m = m };
+	struct walk w = { .m = m, .follow = follow };
 	int err;
 
 	if ((err = chain_push(&w, EXT2_ROOT_INO)) == 0)

@@ -9,7 +9,12 @@
 #
 # Env: MAXFILES (300) files at most, chosen evenly; MAXEMPTY (all) empty
 # regular files at most (they all answer alike); MAXEXT (16) extents per
-# file used for boundary positions; RANDOM_CALLS (16) calls in the mixed group.
+# file used for boundary positions; RANDOM_CALLS (16) calls in the mixed group;
+# EXTRA_PATHS, a file of more paths ("/a/b", one a line; '#' comments) that
+# find does not list: through symlinks, with trailing slashes or dots.
+#
+# `open` follows a final symlink, as open(2) (calls-format 2): a symlink gets
+# the whole query set of what it names, after an `open-nofollow` of its own.
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
@@ -101,6 +106,11 @@ else
 	cp "$list.all" "$list"
 fi
 cat "$list.bad" >> "$list"
+: > "$list.extra"
+if [ -n "${EXTRA_PATHS:-}" ]; then
+	grep -v '^[[:space:]]*\(#\|$\)' "$EXTRA_PATHS" | sed 's|^|.|' > "$list.extra"
+fi
+cat "$list.extra" >> "$list"
 
 echo "# queries: $(basename "$img") bs=$bs s_maxbytes=$s_maxbytes bitmap_maxbytes=$b_maxbytes seed=$seed"
 # Lookups that fail: a missing name, a file used as a directory.
@@ -123,9 +133,10 @@ while IFS= read -r rel; do
 		printf 'open %s\nlseek 0 DATA\nlseek 0 HOLE\nfiemap 0 max 0x0 500\n' "$enc"
 		continue
 	fi
-	if [ -L "$f" ]; then
-		printf 'open %s\nlseek 0 DATA\nfiemap 0 max 0x0 500\n' "$enc"
-		continue
+	# A symlink, or an extra path: O_NOFOLLOW first (ELOOP for a final
+	# symlink), then the queries below on what open(2) finds.
+	if [ -L "$f" ] || grep -qxF -- "$rel" "$list.extra"; then
+		printf 'open-nofollow %s\nlseek 0 DATA\n' "$enc"
 	fi
 	# FIFOs, sockets, devices: the VFS answers by type (or open refuses).
 	if [ -p "$f" ] || [ -S "$f" ] || [ -c "$f" ] || [ -b "$f" ]; then
@@ -139,7 +150,9 @@ while IFS= read -r rel; do
 	if [ -d "$f" ]; then type=d; else type=f; fi
 	size=$(stat -c %s "$f" 2>/dev/null || echo 0)
 	# Extents as "logical end unwritten" in bytes, from filefrag -v.
-	exts=$(filefrag -v "$f" 2>/dev/null | awk -v bs="$bs" '
+	# (Through a symlink, filefrag must not open a FIFO: it would block.)
+	{ [ -f "$f" ] || [ -d "$f" ]; } && ff=$f || ff=/dev/null
+	exts=$(filefrag -v "$ff" 2>/dev/null | awk -v bs="$bs" '
 		/^ *[0-9]+: / {
 			n = split($0, p, ":")
 			split(p[2], r, /\.\./)

@@ -12,7 +12,13 @@
 #      output is under 64 KiB, basic seek/fiemap/filefrag for the others),
 #      GOLDEN_MAXFILES (100), GOLDEN_MAXBYTES (524288: larger outputs are
 #      left out), and queries.sh's MAXFILES (80 here), MAXEMPTY (3 here),
-#      MAXEXT, RANDOM_CALLS.
+#      MAXEXT, RANDOM_CALLS, EXTRA_PATHS (default scripts/NAME.paths when it
+#      exists: paths find does not list, queried and given goldens too).
+#
+# Paths are opened as open(2) opens them on the mount, a final symlink
+# followed, with the mount as the root (openat2 RESOLVE_IN_ROOT, also for
+# the tools through probe --fresh-at), so an absolute symlink resolves
+# inside the image as e2map resolves it.
 set -euo pipefail
 export LC_ALL=C
 
@@ -82,11 +88,16 @@ mopts="loop,ro${data:+,$data} ($fstype)"
 mount -t "$fstype" -o "loop,ro${data:+,$data}" "$img" "$mnt"
 
 # Throwaway mount: the query set and the golden file list.
-[ -n "${GOLDENS_ONLY:-}" ] || "$here/queries.sh" "$img" "$mnt" "$seed" > "$tmp/queries"
-(cd "$mnt" && find . -xdev \( -type f -o -type d -o -type p -o -type s -o -type c \
-	-o -type b \) -print 2>/dev/null) | LC_ALL=C sort |
-	grep -v '[[:space:][:cntrl:]]' | sed 's|^\.||; s|^$|/|' |
-	awk -v m="$gmax" 'NR <= m' > "$tmp/gfiles" || true
+extra=${EXTRA_PATHS:-$here/$name.paths}
+[ -f "$extra" ] || extra=""
+[ -n "${GOLDENS_ONLY:-}" ] ||
+	EXTRA_PATHS=$extra "$here/queries.sh" "$img" "$mnt" "$seed" > "$tmp/queries"
+{
+	(cd "$mnt" && find . -xdev \( -type f -o -type d -o -type l -o -type p \
+		-o -type s -o -type c -o -type b \) -print 2>/dev/null) |
+		LC_ALL=C sort | sed 's|^\.||; s|^$|/|'
+	[ -z "$extra" ] || grep -v '^[[:space:]]*\(#\|$\)' "$extra"
+} | grep -v '[[:space:][:cntrl:]]' | awk -v m="$gmax" 'NR <= m' > "$tmp/gfiles" || true
 (cd "$mnt" && find . -xdev -type p -print 2>/dev/null) | sed 's|^\.||' > "$tmp/gfifos" || true
 umount "$mnt"
 
@@ -98,33 +109,31 @@ if [ -z "${GOLDENS_ONLY:-}" ]; then
 	echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "# image: $name.img sha256 $sha"
 	echo "# mount: $mopts"
+	echo "# calls-format: 2 (open follows a final symlink; open-nofollow does not)"
 	"$probe" --kernel-remount "$img" "$mnt" < "$tmp/queries"
 } > "$tmp/calls"
 mv "$tmp/calls" "$outdir/$name.calls"
 fi
 
 # One golden entry: ARGV (e2map form, IMAGE token), then the tool command
-# with @ standing for the mounted file.  A fresh mount for each.  The entry
-# is "$ ARGV<TAB>OUTBYTES<TAB>STATUS<TAB>ERRBYTES", stdout, then stderr,
-# the mount point taken out of both.
+# with @ standing for the mounted file (probe --fresh-at: /proc/self/fd/9,
+# PATH opened in the mount's root; MNT/PATH where that lookup fails).  A
+# fresh mount for each.  The entry is "$ ARGV<TAB>OUTBYTES<TAB>STATUS<TAB>
+# ERRBYTES", stdout, then stderr, the mount point taken out of both.
 mntre=$(printf '%s' "$mnt" | sed 's/[.[\*^$]/\\&/g')
 golden() {
 	local argv=$1 path=$2 rc=0 nb ne
 	shift 2
-	local f="$mnt$path"
-	local cmd=()
-	for a in "$@"; do
-		[ "$a" = @ ] && a=$f
-		cmd+=("$a")
-	done
-	"$probe" --fresh "$img" "$mnt" "$fstype" "$data" "${cmd[@]}" > "$tmp/out" 2> "$tmp/err" || rc=$?
+	local pathre
+	pathre=$(printf '%s' "$path" | sed 's/[|&\\]/\\&/g')
+	"$probe" --fresh-at "$img" "$mnt" "$fstype" "$data" "$path" "$@" > "$tmp/out" 2> "$tmp/err" || rc=$?
 	if [ $rc -ge 125 ]; then
 		# 125: the mount failed; 126/127: no command; above: a signal.
 		echo "record: $name: '$*' on a fresh mount failed (status $rc)" >&2
 		exit 1
 	fi
-	sed "s|$mntre/|/|g" "$tmp/out" > "$tmp/out2"
-	sed "s|$mntre/|/|g" "$tmp/err" > "$tmp/err2"
+	sed "s|/proc/self/fd/9|$pathre|g; s|$mntre/|/|g" "$tmp/out" > "$tmp/out2"
+	sed "s|/proc/self/fd/9|$pathre|g; s|$mntre/|/|g" "$tmp/err" > "$tmp/err2"
 	nb=$(wc -c < "$tmp/out2")
 	ne=$(wc -c < "$tmp/err2")
 	if [ "$nb" -gt "$gbytes" ]; then

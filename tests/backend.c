@@ -25,6 +25,8 @@
 #include <linux/fs.h>
 #include <linux/fiemap.h>
 #include <linux/loop.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 
 #include "e2map.h"
 
@@ -309,12 +311,83 @@ void calls_backend_free(struct calls_backend *b)
 	free(b);
 }
 
+/*
+ * open(2) of PATH below the mount ROOT as if ROOT were "/": openat2 with
+ * RESOLVE_IN_ROOT, so that an absolute symlink (and ".." at the top)
+ * stays inside the image, as a chroot would keep it.  FLAGS as open(2).
+ * The fd, or -errno.
+ */
+static int open_in_root(const char *root, const char *path, int flags)
+{
+	struct open_how how = { .flags = (uint64_t)flags,
+				.resolve = RESOLVE_IN_ROOT };
+	int dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC), fd, err;
+
+	if (dfd < 0)
+		return -errno;
+	fd = (int)syscall(SYS_openat2, dfd, path, &how, sizeof(how));
+	err = fd < 0 ? -errno : fd;
+	close(dfd);
+	return err;
+}
+
+/*
+ * What the tool is given for "@": /proc/self/fd/CALLS_FRESH_FD, an O_PATH
+ * descriptor of PATH opened in the mount's root (the tool's open through
+ * it is a plain open of that file), or MNT/PATH when the lookup fails
+ * there the same way (the tool then fails as on the mount).  1 when the
+ * descriptor is used, 0 for MNT/PATH, -EXDEV when the lookups disagree.
+ */
+static int fresh_target(const char *mnt, const char *path, char *out,
+			size_t len)
+{
+	int fd = open_in_root(mnt, path, O_PATH), host;
+
+	if (fd >= 0) {
+		if (dup2(fd, CALLS_FRESH_FD) < 0)
+			return -errno;
+		if (fd != CALLS_FRESH_FD)
+			close(fd);
+		snprintf(out, len, "/proc/self/fd/%d", CALLS_FRESH_FD);
+		return 1;
+	}
+	snprintf(out, len, "%s%s%s", mnt, path[0] == '/' ? "" : "/", path);
+	host = open(out, O_PATH | O_CLOEXEC);
+	if (host >= 0)
+		close(host);
+	return host < 0 && -errno == fd ? 0 : -EXDEV;
+}
+
+/* Run ARGV ("@" replaced by TARGET when given); its exit status. */
+static int run_tool(char *const argv[], const char *target)
+{
+	char *args[64];
+	pid_t pid;
+	int i, st = -1;
+
+	for (i = 0; argv[i] && i < 63; i++)
+		args[i] = target && !strcmp(argv[i], "@") ? (char *)target
+							  : argv[i];
+	args[i] = NULL;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		execvp(args[0], args);
+		_exit(127);
+	}
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (pid < 0 || st < 0)
+		return -ECHILD;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 int calls_fresh_run(const char *img, const char *mnt, const char *fstype,
-		    const char *data, char *const argv[])
+		    const char *data, const char *path, char *const argv[])
 {
 	struct calls_backend *b = backend_alloc(BK_REMOUNT);
-	pid_t pid;
-	int st = -1, err;
+	char target[2 * CALLS_PATH_MAX + 2];
+	int st, err;
 
 	if (!b)
 		return -ENOMEM;
@@ -328,28 +401,19 @@ int calls_fresh_run(const char *img, const char *mnt, const char *fstype,
 		return err;
 	}
 	b->mounted = true;
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	err = path ? fresh_target(mnt, path, target, sizeof(target)) : 0;
+	st = err < 0 ? err : run_tool(argv, path ? target : NULL);
+	if (err == 1)
+		close(CALLS_FRESH_FD);
 	err = do_umount(b) < 0 ? -EBUSY : 0;
 	free(b);
-	if (err < 0)
-		return err;
-	if (pid < 0 || st < 0)
-		return -ECHILD;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return err < 0 ? err : st;
 }
 
 /* ---- execution ---- */
 
-static int be_open(struct calls_backend *b, const char *path)
+static int be_open(struct calls_backend *b, const struct calls_call *c)
 {
-	char full[2 * CALLS_PATH_MAX + 2];
 	int fd;
 
 	b->opened = true;
@@ -359,7 +423,8 @@ static int be_open(struct calls_backend *b, const char *path)
 
 		e2map_file_close(b->f);
 		b->f = NULL;
-		err = e2map_file_open(b->m, path, &b->f);
+		err = e2map_file_open_flags(b->m, c->path, c->nofollow ?
+					    E2MAP_O_NOFOLLOW : 0, &b->f);
 		b->have = err == 0;
 		return err;
 	}
@@ -369,13 +434,12 @@ static int be_open(struct calls_backend *b, const char *path)
 			b->root);
 		exit(3);
 	}
-	snprintf(full, sizeof(full), "%s%s%s", b->root,
-		 path[0] == '/' ? "" : "/", path);
 	/* O_NONBLOCK: a FIFO opens without a writer, as in xfs_io (and as
 	 * e2map answers); it changes nothing for files and directories. */
-	fd = open(full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	fd = open_in_root(b->root, c->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+			  (c->nofollow ? O_NOFOLLOW : 0));
 	if (fd < 0)
-		return -errno;
+		return fd;
 	b->fd = fd;
 	b->have = true;
 	return 0;
@@ -449,7 +513,7 @@ void calls_exec(struct calls_backend *b, const struct calls_call *c,
 	calls_format_call(out, c);
 	if (c->op == CALLS_OPEN) {
 		calls_buf_add(out, " = ");
-		calls_format_ret(out, be_open(b, c->path));
+		calls_format_ret(out, be_open(b, c));
 		calls_buf_add(out, "\n");
 		return;
 	}

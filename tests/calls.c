@@ -271,6 +271,25 @@ static int split(char *s, char **tok, int max)
 	}
 }
 
+/* The path after "open" or "open-nofollow" (S: from the blank on). */
+static int parse_open(char *s, struct calls_call *c, char *err, size_t errlen)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	if (e == s || path_decode(s, (size_t)(e - s), c->path,
+				  sizeof(c->path)) < 0) {
+		snprintf(err, errlen, "bad open path");
+		return -1;
+	}
+	c->op = CALLS_OPEN;
+	return 1;
+}
+
 int calls_parse(const char *line, struct calls_call *c, char *err,
 		size_t errlen)
 {
@@ -294,22 +313,13 @@ int calls_parse(const char *line, struct calls_call *c, char *err,
 		*hash = '\0';
 	if ((eq = strchr(p, '=')) != NULL)
 		*eq = '\0';
-	if (strncmp(p, "open", 4) == 0 && (p[4] == ' ' || p[4] == '\t')) {
-		char *s = p + 5, *e;
-
-		while (*s == ' ' || *s == '\t')
-			s++;
-		e = s + strlen(s);
-		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
-			e--;
-		if (e == s || path_decode(s, (size_t)(e - s), c->path,
-					  sizeof(c->path)) < 0) {
-			snprintf(err, errlen, "bad open path");
-			return -1;
-		}
-		c->op = CALLS_OPEN;
-		return 1;
+	if (strncmp(p, "open-nofollow", 13) == 0 &&
+	    (p[13] == ' ' || p[13] == '\t')) {
+		c->nofollow = 1;
+		return parse_open(p + 13, c, err, errlen);
 	}
+	if (strncmp(p, "open", 4) == 0 && (p[4] == ' ' || p[4] == '\t'))
+		return parse_open(p + 4, c, err, errlen);
 	nt = split(p, tok, 8);
 	if (nt >= 1 && strcmp(tok[0], "ext") == 0)
 		return 0;
@@ -346,7 +356,7 @@ void calls_format_call(struct calls_buf *b, const struct calls_call *c)
 {
 	switch (c->op) {
 	case CALLS_OPEN:
-		calls_buf_add(b, "open ");
+		calls_buf_add(b, c->nofollow ? "open-nofollow " : "open ");
 		path_encode(b, c->path);
 		break;
 	case CALLS_LSEEK:
@@ -459,6 +469,19 @@ static void report_diff(struct calls_buf *r, const char *name, int lineno,
 	}
 }
 
+/* Does TEXT carry CALLS_FORMAT_LINE as a line of its own? */
+static bool has_format_line(const char *text)
+{
+	size_t n = strlen(CALLS_FORMAT_LINE);
+	const char *p;
+
+	for (p = text; (p = strstr(p, CALLS_FORMAT_LINE)) != NULL; p += n)
+		if ((p == text || p[-1] == '\n') &&
+		    (p[n] == '\n' || p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
 int calls_replay(struct calls_backend *b, const char *name, const char *text,
 		 struct calls_buf *report, int max_report)
 {
@@ -467,7 +490,7 @@ int calls_replay(struct calls_backend *b, const char *name, const char *text,
 	size_t pos = 0, len;
 	const char *line;
 	int lineno = 0, diffs = 0, calls = 0, call_line = 0, r;
-	bool pending = false;
+	bool pending = false, legacy = !has_format_line(text);
 	char err[128];
 
 	for (;;) {
@@ -499,6 +522,8 @@ int calls_replay(struct calls_backend *b, const char *name, const char *text,
 		}
 		if (r == 0)
 			continue;
+		if (legacy && c.op == CALLS_OPEN)
+			c.nofollow = 1;	/* recorded with O_NOFOLLOW */
 		exp.len = got.len = 0;
 		calls_buf_add(&exp, "%s", "");
 		calls_buf_add(&got, "%s", "");

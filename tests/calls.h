@@ -6,6 +6,7 @@
  * (CLI output recorded from xfs_io/filefrag) and its replay through the CLI.
  *
  *   open PATH = RET                  RET 0 or -ENAME; starts a new handle
+ *   open-nofollow PATH = RET         the same with O_NOFOLLOW
  *   lseek OFFSET WHENCE = RET        WHENCE SET CUR END DATA HOLE or a number
  *   fiemap START LENGTH FLAGS COUNT = RET FLAGS_OUT MAPPED
  *   ext LOGICAL PHYSICAL LENGTH FLAGS
@@ -16,6 +17,11 @@
  * Calls after an open that failed, or before any open, print "= SKIP".
  * In PATH, '\\', '#', '=' and control bytes are written \xNN.  Lines whose
  * first non-blank byte is '#', and text from " #" on, are comments.
+ *
+ * `open` is open(2): a final symlink is followed (absolute targets from the
+ * mount's root, RESOLVE_IN_ROOT, as e2map resolves them from the image's).
+ * Recordings made before that (no "# calls-format: 2" line) opened every
+ * path with O_NOFOLLOW: calls_replay replays their `open` as open-nofollow.
  *
  * Golden entries: "$ ARGV\tNBYTES\tEXIT\tERRBYTES\n" then NBYTES of
  * stdout and ERRBYTES of stderr; ARGV is the e2map command line split on
@@ -34,9 +40,13 @@
 
 enum calls_op { CALLS_OPEN = 1, CALLS_LSEEK, CALLS_FIEMAP };
 
+/* The header line of recordings whose `open` follows a final symlink. */
+#define CALLS_FORMAT_LINE "# calls-format: 2"
+
 struct calls_call {
 	enum calls_op op;
 	char path[CALLS_PATH_MAX];	/* open: decoded path */
+	int nofollow;			/* open: O_NOFOLLOW (open-nofollow) */
 	int64_t offset;			/* lseek */
 	int whence;
 	uint64_t start, length;		/* fiemap */
@@ -70,7 +80,10 @@ void calls_format_ret(struct calls_buf *b, int64_t ret);
 const char *calls_errname(int err);
 
 struct calls_backend;
-/* Kernel: open(ROOT + path, O_RDONLY|O_NOFOLLOW) on an existing mount. */
+/*
+ * Kernel: openat2(ROOT, path, O_RDONLY, RESOLVE_IN_ROOT) on an existing
+ * mount (O_NOFOLLOW added for open-nofollow).
+ */
 int calls_kernel_new(const char *root, struct calls_backend **out);
 /*
  * Kernel, fresh mount per open: umount MNT, mount -o loop,ro[,noload] IMG
@@ -86,11 +99,17 @@ void calls_backend_free(struct calls_backend *b);
 
 /*
  * Mount IMG read-only on MNT (loop device, mount(2) with FSTYPE and DATA,
- * e.g. "noload"), run ARGV with the caller's stdout, unmount.  Returns the
- * command's exit status, or -errno when the mount or unmount failed.
+ * e.g. "noload"), run ARGV with the caller's stdout, unmount.  With PATH,
+ * every "@" in ARGV stands for PATH as open(2) finds it on the mount with
+ * the mount as "/" (absolute symlinks inside the image):
+ * /proc/self/fd/CALLS_FRESH_FD, or MNT/PATH when that lookup fails (and
+ * fails the same way from the host's root).  Returns the command's exit
+ * status, or -errno when the mount or unmount failed, -EXDEV when PATH's
+ * failure cannot be reproduced.
  */
+#define CALLS_FRESH_FD 9
 int calls_fresh_run(const char *img, const char *mnt, const char *fstype,
-		    const char *data, char *const argv[]);
+		    const char *data, const char *path, char *const argv[]);
 
 /* Execute C and append its result line(s), newline-terminated, to OUT. */
 void calls_exec(struct calls_backend *b, const struct calls_call *c,
@@ -98,7 +117,7 @@ void calls_exec(struct calls_backend *b, const struct calls_call *c,
 
 /*
  * Replay the recorded .calls text FILE (named NAME for messages) through
- * B.  Returns the number of differing calls (0 = all equal), or -1 on a
+ * B; without CALLS_FORMAT_LINE, its opens are open-nofollow.  Returns the number of differing calls (0 = all equal), or -1 on a
  * parse error; the first difference (NAME:LINE, expected and got) and a
  * count go to REPORT.  MAX_REPORT limits how many differences are described.
  */

@@ -10,6 +10,7 @@
  *   probe --replay FILE.calls --image IMG [--options OPTS]
  *   probe --golden FILE.golden --image IMG --e2map BINARY
  *   probe --fresh IMG MNTDIR FSTYPE DATA CMD [ARG...]
+ *   probe --fresh-at IMG MNTDIR FSTYPE DATA PATH CMD [ARG...]
  *
  * --replay and --golden compare and print the differences; exit 1 when
  * any.  --kernel-remount mounts through mount(2) (a read-only autoclear
@@ -17,6 +18,10 @@
  * CALLS_MOUNT8=1 to run mount(8)/umount(8) instead.  --fresh runs CMD on a
  * fresh read-only loop mount of IMG (mount(2) with FSTYPE and DATA, "" for
  * none) and exits with CMD's status, or 125 when the mount failed.
+ * --fresh-at gives CMD, for each "@" argument, PATH as open(2) finds it
+ * with the mount as the root (calls_fresh_run: /proc/self/fd/9 names it;
+ * an absolute symlink stays inside the image); 125 also when a lookup
+ * failing there would not fail the same way from the host's root.
  */
 #include "calls.h"
 
@@ -35,7 +40,9 @@ static void usage(void)
 		"       probe --image IMG [--options OPTS] < in > out\n"
 		"       probe --replay FILE.calls --image IMG [--options OPTS]\n"
 		"       probe --golden FILE.golden --image IMG --e2map BIN\n"
-		"       probe --fresh IMG MNTDIR FSTYPE DATA CMD [ARG...]\n");
+		"       probe --fresh IMG MNTDIR FSTYPE DATA CMD [ARG...]\n"
+		"       probe --fresh-at IMG MNTDIR FSTYPE DATA PATH CMD "
+		"[ARG...]\n");
 	exit(2);
 }
 
@@ -103,6 +110,24 @@ static int golden(const char *file, const char *image, const char *e2map)
 	return r == 0 ? 0 : 1;
 }
 
+/* --fresh, --fresh-at: A is IMG MNTDIR FSTYPE DATA. */
+static int fresh(char **a, const char *path, char **cmd)
+{
+	int r = calls_fresh_run(a[0], a[1], a[2], a[3], path, cmd);
+
+	if (r == -EXDEV) {
+		fprintf(stderr, "probe: %s: the lookup fails inside the mount "
+			"but not the same way from the host's root\n", path);
+		return 125;
+	}
+	if (r < 0) {
+		fprintf(stderr, "probe: mount %s on %s: %s\n", a[0], a[1],
+			strerror(-r));
+		return 125;
+	}
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	const char *kernel = NULL, *image = NULL, *options = NULL,
@@ -111,16 +136,10 @@ int main(int argc, char **argv)
 	struct calls_backend *b = NULL;
 	int i, err, r;
 
-	if (argc >= 7 && strcmp(argv[1], "--fresh") == 0) {
-		r = calls_fresh_run(argv[2], argv[3], argv[4], argv[5],
-				    argv + 6);
-		if (r < 0) {
-			fprintf(stderr, "probe: mount %s on %s: %s\n", argv[2],
-				argv[3], strerror(-r));
-			return 125;
-		}
-		return r;
-	}
+	if (argc >= 7 && strcmp(argv[1], "--fresh") == 0)
+		return fresh(argv + 2, NULL, argv + 6);
+	if (argc >= 8 && strcmp(argv[1], "--fresh-at") == 0)
+		return fresh(argv + 2, argv[6], argv + 7);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 

@@ -104,6 +104,8 @@ static void make_image(void)
 	cr_assert(fd >= 0);
 	cr_assert_eq(write(fd, "hello\n", 6), 6);
 	close(fd);
+	snprintf(file, sizeof(file), "%s/src/link", tmpdir);
+	cr_assert_eq(symlink("f", file), 0);
 	snprintf(image, sizeof(image), "%s/x.img", tmpdir);
 	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F -d %s/src %s 4M "
 		 ">/dev/null 2>&1", tmpdir, image);
@@ -494,4 +496,88 @@ Test(cli, filefrag_reports_each_path, .init = make_image,
 	cr_assert_str_eq(r.out, "/f: 1 extent found\n/: 1 extent found\n");
 	cr_assert_str_eq(r.err, "open: No such file or directory\n"
 			 "open: Not a directory\n");
+}
+
+/* As xfs_io and filefrag open(2) it, a final symlink is followed. */
+Test(cli, final_symlink_is_followed, .init = make_image, .fini = remove_image)
+{
+	struct run r;
+
+	need_image();
+	run(&r, (const char *[]){ "seek", "-a", "-r", image, "/link", "0",
+				  NULL });
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+	cr_assert_str_eq(r.out, "Whence\tResult\nDATA\t0\nHOLE\t6\n");
+	run(&r, (const char *[]){ "filefrag", image, "/link", NULL });
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+	cr_assert_str_eq(r.out, "/link: 1 extent found\n");
+}
+
+/* --no-follow is open(O_NOFOLLOW): ELOOP on a symlink, on every command. */
+Test(cli, no_follow_refuses_a_final_symlink, .init = make_image,
+     .fini = remove_image)
+{
+	static const char *const cmds[][8] = {
+		{ "seek", "-a", "--no-follow", "IMG", "/link", "0", NULL },
+		{ "fiemap", "-v", "--no-follow", "IMG", "/link", NULL },
+		{ "filefrag", "--no-follow", "IMG", "/link", NULL },
+	};
+	const char *args[8];
+	struct run r;
+
+	need_image();
+	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
+		for (size_t i = 0; i < 8; i++)
+			args[i] = cmds[c][i] && !strcmp(cmds[c][i], "IMG") ?
+				  image : cmds[c][i];
+		run(&r, args);
+		cr_assert_eq(r.status, 1, "%s: %s", cmds[c][0], r.err);
+		assert_one_error_line(&r);
+		cr_assert(strstr(r.err, ":/link: Too many levels of symbolic "
+				 "links"), "%s", r.err);
+	}
+	run(&r, (const char *[]){ "seek", "-a", "--no-follow", image, "/f",
+				  "0", NULL });
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+	run(&r, (const char *[]){ "help", "seek", NULL });
+	cr_assert(strstr(r.out, "--no-follow"), "%s", r.out);
+}
+
+/*
+ * <INO> that names no inode: one line, ESTALE (the kernel's answer to a
+ * file handle for inode 0 or past s_inodes_count), with the valid range;
+ * <...> that is no number: one line, EINVAL.
+ */
+Test(cli, inode_number_outside_the_table_is_one_line, .init = make_image,
+     .fini = remove_image)
+{
+	static const char *const stale[] = { "<0>", "<-1>", "<99999999>",
+		"<99999999999999999999>" };
+	static const char *const bad[] = { "<>", "<12x>" };
+	struct run r;
+
+	need_image();
+	for (size_t i = 0; i < sizeof(stale) / sizeof(stale[0]); i++) {
+		run(&r, (const char *[]){ "seek", "-a", image, stale[i], "0",
+					  NULL });
+		cr_assert_eq(r.status, 1, "%s: %s", stale[i], r.err);
+		assert_one_error_line(&r);
+		cr_assert(strstr(r.err, stale[i]), "%s", r.err);
+		cr_assert(strstr(r.err, "Stale file handle"), "%s", r.err);
+		cr_assert(strstr(r.err, "inode numbers run from 1 to "), "%s",
+			  r.err);
+		cr_assert_str_empty(r.out);
+	}
+	run(&r, (const char *[]){ "fiemap", image, "<0>", NULL });
+	cr_assert_eq(r.status, 1);
+	assert_one_error_line(&r);
+	cr_assert(strstr(r.err, "no inode 0: inode numbers run from 1 to "),
+		  "%s", r.err);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		run(&r, (const char *[]){ "filefrag", image, bad[i], NULL });
+		cr_assert_eq(r.status, 1, "%s: %s", bad[i], r.err);
+		assert_one_error_line(&r);
+		cr_assert(strstr(r.err, "Invalid argument (not an inode "
+				 "number"), "%s", r.err);
+	}
 }

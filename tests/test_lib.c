@@ -202,16 +202,89 @@ Test(open_errors, bad_paths)
 	cr_expect_eq(file_open_err(m, "/no/such/file"), -ENOENT);
 	cr_expect_eq(file_open_err(m, "/nothere"), -ENOENT);
 	cr_expect_eq(file_open_err(m, "/hello.txt/x"), -ENOTDIR);
-	cr_expect_eq(file_open_err(m, "/notes-link"), -ELOOP);
-	cr_expect_eq(file_open_err(m, "<20>"), -ELOOP);
-	cr_expect_eq(file_open_err(m, "<0>"), -ENOENT);
-	cr_expect_eq(file_open_err(m, "<99999999>"), -ENOENT);
-	cr_expect_eq(file_open_err(m, "<12"), -EINVAL);
-	cr_expect_eq(file_open_err(m, "<x>"), -EINVAL);
+	cr_expect_eq(file_open_err(m, "/notes-link/"), -ENOTDIR);
+	cr_expect_eq(file_open_err(m, "<20>"), -ELOOP);	/* never followed */
 	cr_expect_eq(file_open_err(m, ""), -ENOENT);
 	cr_expect_eq(file_open_err(m, "/hello.txt"), 0);
 	cr_expect_eq(file_open_err(m, "<12>"), 0);
 	cr_expect_eq(file_open_err(m, "/"), 0);
+	e2map_close(m);
+}
+
+/* open(2) follows a final symlink; O_NOFOLLOW (the flag) refuses it. */
+Test(open_errors, final_symlink_follows_unless_nofollow)
+{
+	e2map_t *m = open_ok(img, NULL);
+	struct e2map_stat link, target;
+	e2map_file_t *f;
+
+	cr_assert_eq(e2map_file_open(m, "/docs/notes.txt", &f), 0);
+	cr_assert_eq(e2map_file_stat(f, &target), 0);
+	e2map_file_close(f);
+	cr_assert_eq(e2map_file_open(m, "/notes-link", &f), 0, "%s",
+		     e2map_errmsg(m));
+	cr_assert_eq(e2map_file_stat(f, &link), 0);
+	e2map_file_close(f);
+	cr_expect_eq(link.ino, target.ino);
+	cr_expect_eq(e2map_file_open_flags(m, "/notes-link", 0, &f), 0);
+	e2map_file_close(f);
+	f = (e2map_file_t *)1;
+	cr_expect_eq(e2map_file_open_flags(m, "/notes-link", E2MAP_O_NOFOLLOW,
+					   &f), -ELOOP);
+	cr_expect_null(f);
+	cr_expect_eq(e2map_file_open_flags(m, "/docs/notes.txt",
+					   E2MAP_O_NOFOLLOW, &f), 0);
+	e2map_file_close(f);
+	e2map_close(m);
+}
+
+Test(open_errors, unknown_open_flags_are_einval)
+{
+	e2map_t *m = open_ok(img, NULL);
+	e2map_file_t *f = (e2map_file_t *)1;
+
+	cr_expect_eq(e2map_file_open_flags(m, "/hello.txt", 0x2, &f), -EINVAL);
+	cr_expect_null(f);
+	cr_expect_eq(e2map_file_open_flags(m, "/hello.txt",
+					   E2MAP_O_NOFOLLOW | 0x100, &f),
+		     -EINVAL);
+	cr_expect_eq(e2map_file_open_flags(m, "/hello.txt", -1, &f), -EINVAL);
+	cr_expect(strstr(e2map_errmsg(m), "flags"), "%s", e2map_errmsg(m));
+	e2map_close(m);
+}
+
+/*
+ * <INO> naming no inode: -ESTALE, as open_by_handle_at answers for a
+ * handle outside 1..s_inodes_count; not a number at all: -EINVAL.
+ * Special inodes keep debugfs's meaning (<8> the journal, <7> resize).
+ */
+Test(open_errors, inode_numbers_outside_the_table_are_estale)
+{
+	e2map_t *m = open_ok(img, NULL);
+	static const char *const stale[] = { "<0>", "<4097>", "<99999999>",
+		"<-1>", "<99999999999999999999>", "<0x1001>" };
+	static const char *const bad[] = { "<>", "<12x>", "<x>", "<12",
+		"< 12>", "<+12>", "<12>x", "<0x>" };
+	e2map_file_t *f;
+	size_t i;
+
+	for (i = 0; i < sizeof(stale) / sizeof(stale[0]); i++) {
+		cr_expect_eq(file_open_err(m, stale[i]), -ESTALE, "%s",
+			     stale[i]);
+		cr_expect(strstr(e2map_errmsg(m), "inode numbers run from 1 "
+				 "to 4096"), "%s: %s", stale[i],
+			  e2map_errmsg(m));
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect_eq(file_open_err(m, bad[i]), -EINVAL, "%s", bad[i]);
+	cr_expect_eq(e2map_file_open_ino(m, 0, &f), -ESTALE);
+	cr_expect_eq(e2map_file_open_ino(m, 4097, &f), -ESTALE);
+	cr_expect(strstr(e2map_errmsg(m), "no inode 4097"), "%s",
+		  e2map_errmsg(m));
+	cr_expect_eq(file_open_err(m, "<4096>"), -ESTALE);	/* unused */
+	cr_expect_eq(file_open_err(m, "<8>"), 0);
+	cr_expect_eq(file_open_err(m, "<7>"), 0);
+	cr_expect_eq(file_open_err(m, "<0xc>"), 0);
 	e2map_close(m);
 }
 
