@@ -86,7 +86,9 @@ int cmd_open_image(const char *cmd, const struct cmd_common *co,
  * Open PATH in M as the tool CMD mirrors opens it ("filefrag": open(2);
  * else xfs_io: stat(2), then open(2)), a final symlink followed unless
  * --no-follow, and on failure print that tool's message (and, with --why,
- * e2map's detail line).  0, or -errno.
+ * e2map's detail line).  Returns 0, or the tool's exit status (xfs_io 1,
+ * filefrag the errno).  "<INO>", which no tool takes, fails with e2map's
+ * own line and 1.
  */
 int cmd_tool_open(const char *cmd, const struct cmd_common *co, e2map_t *m,
 		  const char *image, const char *path, e2map_file_t **out);

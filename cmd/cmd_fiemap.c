@@ -353,9 +353,7 @@ static int fiemap_one(const struct fiemap_opts *o, const char *image,
 	status = cmd_open_image("fiemap", &o->co, image, &m);
 	if (status)
 		return status;
-	/* xfs_io exits 1 when it cannot open its file, or FIEMAP fails. */
-	status = cmd_tool_open("fiemap", &o->co, m, image, path, &f) < 0 ?
-		 CMD_EXIT_FAIL : 0;
+	status = cmd_tool_open("fiemap", &o->co, m, image, path, &f);
 	if (!status && o->co.json) {
 		if ((err = run_json(f, o, path, &st)) < 0)
 			status = cmd_fail_file("fiemap", image, path, err, m);

@@ -310,8 +310,8 @@ static int frag_report(e2map_t *m, const char *image, const struct ff_opts *o,
 	struct e2map_stat st;
 	int shift, n;
 
-	if ((n = cmd_tool_open("filefrag", &o->co, m, image, path, &f)) < 0)
-		return -n;
+	if ((n = cmd_tool_open("filefrag", &o->co, m, image, path, &f)))
+		return n;
 	if ((n = e2map_file_stat(f, &st)) < 0) {
 		e2map_file_close(f);
 		return cmd_fail_file("filefrag", image, path, n, m);

@@ -261,9 +261,7 @@ static int seek_one(struct seek_opts *o, const char *image, const char *path,
 	status = cmd_open_image("seek", &o->co, image, &m);
 	if (status)
 		return status;
-	/* xfs_io exits 1 when it cannot open its file. */
-	status = cmd_tool_open("seek", &o->co, m, image, path, &f) < 0 ?
-		 CMD_EXIT_FAIL : 0;
+	status = cmd_tool_open("seek", &o->co, m, image, path, &f);
 	if (!status) {
 		err = run_seek(f, o, start, &run);
 		status = err < 0 ? cmd_fail_file("seek", image, path, err, m)

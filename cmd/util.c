@@ -206,15 +206,21 @@ int cmd_tool_open(const char *cmd, const struct cmd_common *co,
 	int err = 0;
 
 	*out = NULL;
+	/* The tools cannot name an inode by number: no message to mirror. */
+	if (path[0] == '<') {
+		err = e2map_file_open_flags(m, path, flags, out);
+		return err < 0 ? cmd_fail_file(cmd, image, path, err, m) : 0;
+	}
 	if (!filefrag && (err = e2map_stat(m, path, &st)) < 0 &&
 	    err != -ENOENT) {
 		tool_open_error(filefrag, path, err, true);
 		cmd_why(co, cmd, image, path, err, m);
-		return err;
+		return CMD_EXIT_FAIL;
 	}
 	if (!err && (err = e2map_file_open_flags(m, path, flags, out)) == 0)
 		return 0;
 	tool_open_error(filefrag, path, err, false);
 	cmd_why(co, cmd, image, path, err, m);
-	return err;
+	/* xfs_io exits 1 when it cannot open its file; filefrag, the errno. */
+	return filefrag ? -err : CMD_EXIT_FAIL;
 }

@@ -10,6 +10,7 @@
 
 #include <e2map.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <spawn.h>
@@ -531,10 +532,13 @@ Test(cli, no_follow_refuses_a_final_symlink, .init = make_image,
 			args[i] = cmds[c][i] && !strcmp(cmds[c][i], "IMG") ?
 				  image : cmds[c][i];
 		run(&r, args);
-		cr_assert_eq(r.status, 1, "%s: %s", cmds[c][0], r.err);
-		assert_one_error_line(&r);
-		cr_assert(strstr(r.err, ":/link: Too many levels of symbolic "
-				 "links"), "%s", r.err);
+		/* The tools' open failure: xfs_io "PATH: REASON", exit 1;
+		 * filefrag "open: REASON", exit with the errno. */
+		cr_assert_eq(r.status, c == 2 ? ELOOP : 1, "%s: %s",
+			     cmds[c][0], r.err);
+		cr_assert_str_eq(r.err, c == 2 ? "open: Too many levels of "
+				 "symbolic links\n" : "/link: Too many levels "
+				 "of symbolic links\n");
 	}
 	run(&r, (const char *[]){ "seek", "-a", "--no-follow", image, "/f",
 				  "0", NULL });
