@@ -143,6 +143,7 @@ struct e2map_inode {
 	uint64_t size;
 	uint16_t links;
 	int err;
+	uint32_t flags;		/* i_flags as stored (EXT4_EA_INODE_FL...) */
 };
 typedef int (*e2map_scan_cb)(e2map_t *m, const struct e2map_inode *in,
 			     void *payload);
@@ -157,6 +158,16 @@ struct e2map_check_stats {
 	uint64_t seeks, fiemaps, extents;
 };
 E2MAP_API int e2map_file_check(e2map_file_t *f, struct e2map_check_stats *st);
+/*
+ * The same for inode INO, reached as the kernel reaches it: an EA inode
+ * (EXT4_EA_INODE_FL, on a filesystem with ea_inode: it holds a large xattr
+ * value, no name or handle opens it) as the xattr code reads it, with
+ * ext4_xattr_inode_iget's checks; any other inode as e2map_file_open_ino
+ * (so -ELOOP for a symlink, -ENXIO for a special file).  Returns 0, the
+ * open's error or the walk's.
+ */
+E2MAP_API int e2map_inode_check(e2map_t *m, uint64_t ino,
+				struct e2map_check_stats *st);
 
 /*
  * Metadata blocks (inode tables, extent and indirect blocks) read from the

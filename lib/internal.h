@@ -130,10 +130,17 @@ uint64_t e2map__inode_blocks(const e2map_file_t *f);
 int e2map__lookup(e2map_t *m, const char *path, ext2_ino_t *ino,
 		  ext2_ino_t *parent);
 int e2map__inode_load(e2map_file_t *f, bool by_number);
+/* i_flags of INO as its inode table holds them, before any check. */
+int e2map__inode_raw_flags(e2map_t *m, ext2_ino_t ino, uint32_t *flags);
 
 /* file.c: __ext4_iget (every check, any type); close with e2map_file_close */
 int e2map__iget(e2map_t *m, ext2_ino_t ino, bool by_number,
 		e2map_file_t **out);
+/* How an inode is reached: by a name, by handle ("<INO>"), or as the EA
+ * inode holding an xattr value (ext4_xattr_inode_iget). */
+enum e2map_iget { E2MAP_IGET_NAME, E2MAP_IGET_HANDLE, E2MAP_IGET_EA };
+int e2map__iget_how(e2map_t *m, ext2_ino_t ino, enum e2map_iget how,
+		    e2map_file_t **out);
 bool e2map__fast_symlink(const e2map_file_t *f);
 
 /* lookup.c: ext4_lookup and the path walk, for "/a/b" specs */
