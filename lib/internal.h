@@ -123,6 +123,22 @@ struct e2map_name {
 /* dirent.c: __ext4_find_entry, 0 and *INO, or -ENOENT, or the error. */
 int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
 		      uint32_t *ino);
+/*
+ * dirent.c, ext4_readdir's view of a directory: CB(INO, NAME) for each
+ * entry in use but "." and "..", up to the first entry that fails
+ * ext4_check_dir_entry (the rest of that block is skipped).  A non-zero
+ * CB result stops and is returned.  The block form takes directory block
+ * LBLK as read from PBLK into B, and fails with -EBADMSG (nothing listed)
+ * when its checksum does not match; the inline form reads i_block and
+ * system.data.
+ */
+typedef int (*e2map__dirent_cb)(uint32_t ino, const struct e2map_name *name,
+				void *payload);
+int e2map__dirblock_iterate(e2map_file_t *dir, uint32_t lblk, uint64_t pblk,
+			    const unsigned char *b, e2map__dirent_cb cb,
+			    void *payload);
+int e2map__inline_dir_iterate(e2map_file_t *dir, e2map__dirent_cb cb,
+			      void *payload);
 
 /* inode.c */
 uint64_t e2map__inode_blocks(const e2map_file_t *f);
