@@ -103,5 +103,13 @@ void cmd_json_set_name(json_t *obj, const char *key, const char *name,
 json_t *cmd_json_error(int err, const char *detail);
 /* DOC on stdout, one line; releases DOC.  0, -ENOMEM or -EIO. */
 int cmd_json_print(json_t *doc);
+/*
+ * One document too long to hold: the members of HEAD, then "KEY":[ with
+ * each ITEM (FIRST: no comma before it), then "]" and TAIL's members; each
+ * call releases its value.  0, -ENOMEM or -EIO.
+ */
+int cmd_json_stream_begin(json_t *head, const char *key);
+int cmd_json_stream_item(json_t *item, bool first);
+int cmd_json_stream_end(json_t *tail);
 
 #endif /* E2MAP_CMD_H */

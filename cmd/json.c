@@ -171,3 +171,62 @@ int cmd_json_print(json_t *doc)
 	json_failed = false;
 	return err;
 }
+
+/* DOC compact, as a malloc'd string (released DOC); NULL on failure. */
+static char *dump(json_t *doc)
+{
+	char *s = doc && !json_failed ? json_dumps(doc, JSON_COMPACT | JSON_ENCODE_ANY) :
+		  NULL;
+
+	json_decref(doc);
+	json_failed = false;
+	return s;
+}
+
+/*
+ * A document with one long array, streamed: HEAD's members, then KEY's
+ * array element by element, then TAIL's members.  Each piece is jansson's
+ * text; only the brackets and commas between pieces are written here.
+ */
+int cmd_json_stream_begin(json_t *head, const char *key)
+{
+	char *s = dump(head), *k = dump(json_string(key));
+	size_t len = s ? strlen(s) : 0;
+	int err = 0;
+
+	if (!s || !k || len < 2)
+		err = -ENOMEM;
+	else if (printf("%.*s%s%s:[", (int)(len - 1), s, len > 2 ? "," : "",
+			k) < 0)
+		err = -EIO;
+	free(s);
+	free(k);
+	return err;
+}
+
+int cmd_json_stream_item(json_t *item, bool first)
+{
+	char *s = dump(item);
+	int err = 0;
+
+	if (!s)
+		err = -ENOMEM;
+	else if (printf("%s%s", first ? "" : ",", s) < 0)
+		err = -EIO;
+	free(s);
+	return err;
+}
+
+int cmd_json_stream_end(json_t *tail)
+{
+	char *s = dump(tail);
+	size_t len = s ? strlen(s) : 0;
+	int err = 0;
+
+	if (!s || len < 2)
+		err = -ENOMEM;
+	else if (printf("]%s%s\n", len > 2 ? "," : "", s + 1) < 0)
+		err = -EIO;
+	free(s);
+	return err;
+}

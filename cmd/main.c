@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 static const struct e2map_cmd commands[] = {	/* sorted by name */
-	{ "check", cmd_check, "[-q] [--offset BYTES] IMAGE",
+	{ "check", cmd_check, "[-q] [--json] [--offset BYTES] IMAGE",
 	  "run every inode through the whole mapping walk", check_help },
 	{ "fiemap", cmd_fiemap,
 	  "[-a] [-l] [-v] [-n COUNT] [--json] [--offset BYTES] "
