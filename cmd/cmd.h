@@ -99,6 +99,8 @@ void cmd_json_append(json_t *array, json_t *value);
 /* OBJ[KEY] = NAME (LEN bytes), and OBJ[KEY_hex] when it is not UTF-8. */
 void cmd_json_set_name(json_t *obj, const char *key, const char *name,
 		       size_t len);
+/* {"logical","physical","length","flags","flag_names"}: bytes, names. */
+json_t *cmd_json_extent(const struct fiemap_extent *e);
 /* {"errno":N,"name":"ENAME","message":"...","detail":"..."} for -ERR. */
 json_t *cmd_json_error(int err, const char *detail);
 /* DOC on stdout, one line; releases DOC.  0, -ENOMEM or -EIO. */

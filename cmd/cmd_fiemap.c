@@ -42,23 +42,6 @@ struct fiemap_walk {
 	json_t *json;		/* non-NULL: collect for --json instead */
 };
 
-static const struct {
-	uint32_t flag;
-	const char *name;
-} flag_names[] = {
-	{ FIEMAP_EXTENT_LAST, "LAST" },
-	{ FIEMAP_EXTENT_UNKNOWN, "UNKNOWN" },
-	{ FIEMAP_EXTENT_DELALLOC, "DELALLOC" },
-	{ FIEMAP_EXTENT_ENCODED, "ENCODED" },
-	{ FIEMAP_EXTENT_DATA_ENCRYPTED, "DATA_ENCRYPTED" },
-	{ FIEMAP_EXTENT_NOT_ALIGNED, "NOT_ALIGNED" },
-	{ FIEMAP_EXTENT_DATA_INLINE, "DATA_INLINE" },
-	{ FIEMAP_EXTENT_DATA_TAIL, "DATA_TAIL" },
-	{ FIEMAP_EXTENT_UNWRITTEN, "UNWRITTEN" },
-	{ FIEMAP_EXTENT_MERGED, "MERGED" },
-	{ FIEMAP_EXTENT_SHARED, "SHARED" },
-};
-
 void fiemap_help(void)
 {
 	printf("\n"
@@ -194,21 +177,6 @@ static int print_entry(const struct fiemap_opts *o, struct fiemap_walk *wk,
 	return printed + 1;
 }
 
-static json_t *json_extent(const struct fiemap_extent *e)
-{
-	json_t *o = json_object(), *names = json_array();
-
-	cmd_json_set(o, "logical", cmd_json_u64(e->fe_logical));
-	cmd_json_set(o, "physical", cmd_json_u64(e->fe_physical));
-	cmd_json_set(o, "length", cmd_json_u64(e->fe_length));
-	cmd_json_set(o, "flags", cmd_json_u64(e->fe_flags));
-	for (size_t i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++)
-		if (e->fe_flags & flag_names[i].flag)
-			cmd_json_append(names, json_string(flag_names[i].name));
-	cmd_json_set(o, "flag_names", names);
-	return o;
-}
-
 /* Handle one returned extent: print or collect it, then decide on more. */
 static void take_extent(const struct fiemap_opts *o, struct fiemap_walk *wk,
 			const struct fiemap_extent *e)
@@ -219,7 +187,7 @@ static void take_extent(const struct fiemap_opts *o, struct fiemap_walk *wk,
 			wk->done = true;
 			return;
 		}
-		cmd_json_append(wk->json, json_extent(e));
+		cmd_json_append(wk->json, cmd_json_extent(e));
 		wk->cur++;
 	} else {
 		wk->cur += print_entry(o, wk, e);

@@ -230,3 +230,38 @@ int cmd_json_stream_end(json_t *tail)
 	free(s);
 	return err;
 }
+
+/* FIEMAP_EXTENT_* names without the prefix, lowest bit first. */
+static const struct {
+	uint32_t flag;
+	const char *name;
+} extent_flags[] = {
+	{ FIEMAP_EXTENT_LAST, "LAST" },
+	{ FIEMAP_EXTENT_UNKNOWN, "UNKNOWN" },
+	{ FIEMAP_EXTENT_DELALLOC, "DELALLOC" },
+	{ FIEMAP_EXTENT_ENCODED, "ENCODED" },
+	{ FIEMAP_EXTENT_DATA_ENCRYPTED, "DATA_ENCRYPTED" },
+	{ FIEMAP_EXTENT_NOT_ALIGNED, "NOT_ALIGNED" },
+	{ FIEMAP_EXTENT_DATA_INLINE, "DATA_INLINE" },
+	{ FIEMAP_EXTENT_DATA_TAIL, "DATA_TAIL" },
+	{ FIEMAP_EXTENT_UNWRITTEN, "UNWRITTEN" },
+	{ FIEMAP_EXTENT_MERGED, "MERGED" },
+	{ FIEMAP_EXTENT_SHARED, "SHARED" },
+};
+
+json_t *cmd_json_extent(const struct fiemap_extent *e)
+{
+	json_t *o = json_object(), *names = json_array();
+
+	cmd_json_set(o, "logical", cmd_json_u64(e->fe_logical));
+	cmd_json_set(o, "physical", cmd_json_u64(e->fe_physical));
+	cmd_json_set(o, "length", cmd_json_u64(e->fe_length));
+	cmd_json_set(o, "flags", cmd_json_u64(e->fe_flags));
+	for (size_t i = 0; i < sizeof(extent_flags) / sizeof(extent_flags[0]);
+	     i++)
+		if (e->fe_flags & extent_flags[i].flag)
+			cmd_json_append(names,
+					json_string(extent_flags[i].name));
+	cmd_json_set(o, "flag_names", names);
+	return o;
+}

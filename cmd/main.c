@@ -21,7 +21,7 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	  "IMAGE PATH [OFFSET [LENGTH]]",
 	  "print the FIEMAP extent map as xfs_io -c fiemap", fiemap_help },
 	{ "filefrag", cmd_filefrag,
-	  "[-v] [-x] [-s] [-e] [-k] [-b SIZE] [--offset BYTES] "
+	  "[-v] [-x] [-s] [-e] [-k] [-b SIZE] [--json] [--offset BYTES] "
 	  "IMAGE PATH...",
 	  "report extents as e2fsprogs filefrag", filefrag_help },
 	{ "help", NULL, "[COMMAND]", "list the commands, or explain one",
