@@ -544,6 +544,9 @@ static int iterate_buf(const struct dir *d, const unsigned char *buf,
 		if (!le32(de) || (n.len == 1 && n.s[0] == '.') ||
 		    (n.len == 2 && n.s[0] == '.' && n.s[1] == '.'))
 			continue;
+		/* Names getdents refuses (verify_dirent_name): none listed. */
+		if (!n.len || memchr(n.s, '/', n.len) || memchr(n.s, 0, n.len))
+			continue;
 		if ((err = cb(le32(de), &n, payload)) != 0)
 			return err;
 	}
