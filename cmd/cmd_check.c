@@ -89,14 +89,15 @@ static int print_first(const char *path, size_t len, void *payload)
 	return 1;
 }
 
-static void print_line(const struct check_run *run, e2map_t *m,
-		       const struct e2map_inode *in, int err)
+static void print_line(const struct check_run *run,
+		       const struct e2map_inode *in, int err,
+		       const char *detail)
 {
 	printf("<%llu> %s", (unsigned long long)in->ino, kind_name(in));
 	if (!in->err)
 		e2map_inode_paths(run->paths, in->ino, print_first, NULL);
 	if (err)
-		printf(": %s (%s)\n", e2map_strerror(err), e2map_errmsg(m));
+		printf(": %s (%s)\n", e2map_strerror(err), detail);
 	else
 		printf(": ok\n");
 }
@@ -111,8 +112,9 @@ static int add_path(const char *path, size_t len, void *payload)
 }
 
 /* One element of "inodes": streamed, so memory does not grow with them. */
-static int print_json_inode(struct check_run *run, e2map_t *m,
-			    const struct e2map_inode *in, int err)
+static int print_json_inode(struct check_run *run,
+			    const struct e2map_inode *in, int err,
+			    const char *detail)
 {
 	json_t *o = json_object(), *paths = json_array();
 
@@ -123,23 +125,32 @@ static int print_json_inode(struct check_run *run, e2map_t *m,
 	cmd_json_set(o, "paths", paths);
 	cmd_json_set(o, "ok", json_boolean(!err));
 	if (err)
-		cmd_json_set(o, "error", cmd_json_error(err, e2map_errmsg(m)));
+		cmd_json_set(o, "error", cmd_json_error(err, detail));
 	return cmd_json_stream_item(o, run->printed++ == 0);
 }
 
+/*
+ * The path table is built when the first line needs it: with -q, a clean
+ * image costs no directory walk.  Building reads through M, so the
+ * failing inode's detail is copied out first.
+ */
 static int visit(e2map_t *m, const struct e2map_inode *in, void *payload)
 {
 	struct check_run *run = payload;
-	int err = in->err ? in->err : check_inode(m, in->ino, in->mode);
+	int err = in->err ? in->err : check_inode(m, in->ino, in->mode), e;
+	char detail[256];
 
 	run->inodes++;
 	if (err)
 		run->errors++;
 	if (run->quiet && !err)
 		return 0;
+	snprintf(detail, sizeof(detail), "%s", err ? e2map_errmsg(m) : "");
+	if (!run->paths && (e = e2map_paths_build(m, &run->paths)) < 0)
+		return e;
 	if (run->json)
-		return print_json_inode(run, m, in, err);
-	print_line(run, m, in, err);
+		return print_json_inode(run, in, err, detail);
+	print_line(run, in, err, detail);
 	return 0;
 }
 
@@ -191,14 +202,12 @@ static int finish(struct check_run *run, e2map_t *m, int scan_err)
 	return cmd_json_stream_end(tail) < 0 || scan_err ? CMD_EXIT_FAIL : 0;
 }
 
-/* The path table, then every inode; 0, or the error already printed. */
+/* Every inode; 0, or the exit status after the error was printed. */
 static int check_image(struct check_run *run, e2map_t *m, const char *image)
 {
 	json_t *head;
 	int err;
 
-	if ((err = e2map_paths_build(m, &run->paths)) < 0)
-		return cmd_fail("check: paths", err, e2map_errmsg(m));
 	if (run->json) {
 		head = json_object();
 		cmd_json_set_name(head, "image", image, strlen(image));

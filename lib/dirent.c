@@ -568,8 +568,10 @@ int e2map__dirblock_iterate(e2map_file_t *dir, uint32_t lblk, uint64_t pblk,
 {
 	struct dir d = dir_of(dir);
 
-	/* htree index blocks carry no dirent tail (is_dx_internal_node). */
-	if (!dx_internal(&d, lblk, b) && !csum_once(&d, pblk, false, b))
+	/* htree index blocks carry no dirent tail (is_dx_internal_node);
+	 * without metadata_csum there is nothing to verify or remember. */
+	if (d.csum && !dx_internal(&d, lblk, b) &&
+	    !csum_once(&d, pblk, false, b))
 		return e2map__fail(dir->m, -EBADMSG, "directory %u: block %u "
 				   "checksum does not match", dir->ino, lblk);
 	return iterate_buf(&d, b, d.bs, cb, payload);

@@ -170,7 +170,7 @@ E2MAP_API void e2map_paths_free(e2map_paths_t *p);
 /*
  * CB for each path of inode INO ("/dir/name", "/" for the root; LEN bytes,
  * NUL-terminated, any byte but NUL possible, borrowed for the call), the
- * shortest first (breadth-first order, then directory order).  An inode
+ * shortest first (breadth first; at one depth, in the order found).  An inode
  * no directory names (unreachable, or a special inode such as <8>) gets
  * no call.  A non-zero return from CB stops and is returned; else 0 or
  * -ENOMEM.

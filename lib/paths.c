@@ -201,26 +201,64 @@ static int build_index(e2map_paths_t *p)
 	return 0;
 }
 
+static int cmp_rec_ino(const void *a, const void *b, void *payload)
+{
+	const struct name_rec *v = payload;
+	uint32_t x = v[*(const uint32_t *)a].ino, y = v[*(const uint32_t *)b].ino;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
- * Breadth first: the records themselves are the queue, so each name is
- * looked at once, in order of depth; a directory met again (a second name
- * of it) is not walked again, and none deeper than E2MAP_PATHS_MAX_DEPTH.
+ * The directories named by records [START, END) (one depth), walked in
+ * inode order: consecutive inodes share inode-table blocks, which the
+ * I/O cache then keeps (directories are spread over groups, so directory
+ * order would read one inode block per directory).
+ */
+static int walk_level(e2map_t *m, e2map_paths_t *p, struct dirset *d,
+		      size_t start, size_t end)
+{
+	uint32_t *dirs = malloc((end - start) * sizeof(*dirs));
+	size_t n = 0, i;
+	int err = 0;
+	long s;
+
+	if (!dirs)
+		return -ENOMEM;
+	for (i = start; i < end; i++)
+		if (dir_slot(d, p->v[i].ino) >= 0)
+			dirs[n++] = (uint32_t)i;
+	qsort_r(dirs, n, sizeof(*dirs), cmp_rec_ino, p->v);
+	for (i = 0; i < n && err >= 0; i++) {
+		s = dir_slot(d, p->v[dirs[i]].ino);
+		if (d->walked[s])
+			continue;	/* a second name of a directory */
+		d->walked[s] = 1;
+		err = walk_dir(m, p, dirs[i]);
+	}
+	free(dirs);
+	return err;
+}
+
+/*
+ * Breadth first: the records themselves are the queue, one depth after
+ * the other, so each name is looked at once; a directory met again (a
+ * second name of it) is not walked again, and none at a depth of
+ * E2MAP_PATHS_MAX_DEPTH or more.
  */
 static int walk_all(e2map_t *m, e2map_paths_t *p, struct dirset *d)
 {
 	const struct e2map_name root = { "", 0 };
+	size_t start = 0, end;
 	int err;
-	long s;
 
 	if ((err = add_name(p, EXT2_ROOT_INO, NO_PARENT, 0, &root)) < 0)
 		return err;
-	for (size_t i = 0; i < p->n; i++) {
-		if ((s = dir_slot(d, p->v[i].ino)) < 0 || d->walked[s] ||
-		    p->v[i].depth >= E2MAP_PATHS_MAX_DEPTH)
-			continue;
-		d->walked[s] = 1;
-		if ((err = walk_dir(m, p, (uint32_t)i)) < 0)
+	while (start < p->n && p->v[start].depth < E2MAP_PATHS_MAX_DEPTH) {
+		end = p->n;
+		if ((err = walk_level(m, p, d, start, end)) < 0)
 			return err;
+		start = end;
 	}
 	return 0;
 }
