@@ -36,6 +36,9 @@ EXT2_LIBS := $(shell pkg-config --libs ext2fs com_err 2>/dev/null || echo -lext2
 # come with pkg-config --cflags e2map).
 EXT2_STATIC_LIBS := $(shell pkg-config --static --libs ext2fs com_err 2>/dev/null || \
 	echo -lext2fs -lcom_err)
+# jansson writes the CLI's --json (and the tests parse it); never the library.
+JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
+JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 
 ALL_CFLAGS = $(CPPFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) \
 	-fPIC $(SAN) $(CFLAGS) -MMD -MP
@@ -80,11 +83,11 @@ $(OBJ)/lib/%.o: lib/%.c $(FLAGS_STAMP)
 
 $(OBJ)/cmd/%.o: cmd/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ilib -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(JANSSON_CFLAGS) -Ilib -c -o $@ $<
 
 $(OBJ)/tests/%.o: tests/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ilib -Itests -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(JANSSON_CFLAGS) -Ilib -Itests -c -o $@ $<
 
 $(LIBA): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -96,7 +99,7 @@ $(LIBSO): $(LIB_OBJS)
 
 $(E2MAP): $(CMD_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(LIBA) $(EXT2_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(LIBA) $(EXT2_LIBS) $(JANSSON_LIBS)
 
 $(PROBE): $(OBJ)/tests/probe.o $(TESTLIB_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
@@ -104,7 +107,7 @@ $(PROBE): $(OBJ)/tests/probe.o $(TESTLIB_OBJS) $(LIBA)
 
 $(RUNNER): $(TEST_OBJS) $(TESTLIB_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcriterion $(EXT2_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcriterion $(EXT2_LIBS) $(JANSSON_LIBS)
 
 # Regenerated every time: PREFIX and LIBDIR may differ from the last run.
 $(PC): lib/e2map.pc.in Makefile FORCE

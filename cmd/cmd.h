@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include <e2map.h>
+#include <jansson.h>
 
 /* Exit statuses: 1 = the library (or a file) failed, 2 = bad usage. */
 #define CMD_EXIT_FAIL 1
@@ -96,25 +97,33 @@ int cmd_tool_open(const char *cmd, const struct cmd_common *co, e2map_t *m,
 void cmd_why(const struct cmd_common *co, const char *cmd, const char *image,
 	     const char *path, int err, const e2map_t *m);
 
-/* json.c: a small streaming writer; commas and escaping in one place. */
-#define JSON_MAX_DEPTH 16
-struct json {
-	FILE *out;
-	int depth;
-	bool need_comma[JSON_MAX_DEPTH];
-	bool after_key;
-};
-void json_init(struct json *j, FILE *out);
-void json_begin_object(struct json *j);
-void json_end_object(struct json *j);
-void json_begin_array(struct json *j);
-void json_end_array(struct json *j);
-void json_key(struct json *j, const char *key);
-void json_string(struct json *j, const char *s);
-void json_u64(struct json *j, uint64_t v);
-void json_i64(struct json *j, int64_t v);
-void json_null(struct json *j);
-/* Ends the document with a newline. */
-void json_finish(struct json *j);
+/*
+ * json.c: --json documents are built with jansson (CLI only; the library
+ * does not depend on it).  The rules of e2map(1), JSON OUTPUT, live here:
+ * an integer above 2^53-1 becomes a decimal string, a name that is not
+ * valid UTF-8 gets U+FFFD for each invalid byte and a KEY_hex sibling.
+ * A value that cannot be built (no memory) fails the document at print.
+ */
+json_t *cmd_json_u64(uint64_t v);
+/* OBJ[KEY] = VALUE (VALUE's reference is taken). */
+void cmd_json_set(json_t *obj, const char *key, json_t *value);
+void cmd_json_append(json_t *array, json_t *value);
+/* OBJ[KEY] = NAME (LEN bytes), and OBJ[KEY_hex] when it is not UTF-8. */
+void cmd_json_set_name(json_t *obj, const char *key, const char *name,
+		       size_t len);
+/* {"logical","physical","length","flags","flag_names"}: bytes, names. */
+json_t *cmd_json_extent(const struct fiemap_extent *e);
+/* {"errno":N,"name":"ENAME","message":"...","detail":"..."} for -ERR. */
+json_t *cmd_json_error(int err, const char *detail);
+/* DOC on stdout, one line; releases DOC.  0, -ENOMEM or -EIO. */
+int cmd_json_print(json_t *doc);
+/*
+ * One document too long to hold: the members of HEAD, then "KEY":[ with
+ * each ITEM (FIRST: no comma before it), then "]" and TAIL's members; each
+ * call releases its value.  0, -ENOMEM or -EIO.
+ */
+int cmd_json_stream_begin(json_t *head, const char *key);
+int cmd_json_stream_item(json_t *item, bool first);
+int cmd_json_stream_end(json_t *tail);
 
 #endif /* E2MAP_CMD_H */

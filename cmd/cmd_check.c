@@ -1,7 +1,8 @@
 /*
  * e2map check: every inode in use through the whole mapping walk (seek
- * walk, FIEMAP listing, FIEMAP_FLAG_XATTR), one line per inode and a
- * summary.  An image that opens exits 0 whatever its inodes say.
+ * walk, FIEMAP listing, FIEMAP_FLAG_XATTR), one line per inode with its
+ * first path (from the library's path table) and a summary, or one JSON
+ * document.  Exit 1 when any inode failed, as when the image did not open.
  */
 #include "cmd.h"
 
@@ -12,7 +13,10 @@
 
 struct check_run {
 	bool quiet;
+	bool json;
+	e2map_paths_t *paths;
 	uint64_t inodes, errors;
+	uint64_t printed;	/* --json: elements of "inodes" so far */
 };
 
 void check_help(void)
@@ -20,19 +24,32 @@ void check_help(void)
 	fputs(
 "Opens IMAGE and runs, for every inode in use, the whole SEEK_DATA/\n"
 "SEEK_HOLE walk, the whole FIEMAP listing and a FIEMAP_FLAG_XATTR call,\n"
-"printing `<INO> KIND ok` or the error the kernel would give, then\n"
-"`N inodes, M errors`.  Exit 0 when the image opened, 1 when it did not.\n"
+"printing `<INO> KIND PATH: ok` or the error the kernel would give, then\n"
+"`N inodes, M errors`.  PATH is the inode's first (shortest) name, control\n"
+"bytes and \\ as \\xHH; an inode no directory names has none (`<7>\n"
+"regular: ok`).  Exit 0 when every inode is ok, 1 when one failed or the\n"
+"image did not open.\n"
 "\n"
-"Example:\n"
+"Examples:\n"
 "  e2map check evidence.img\n"
+"  e2map check -q evidence.img | grep -v ': ok$'\n"
 "\n"
 "  -q              print only the inodes that failed, and the summary\n"
+"  --json          {\"image\",\"inodes\":[{\"ino\",\"kind\",\"paths\":[{\"path\"}],"
+"\n                  \"ok\",\"error\"}],\"inodes_checked\",\"errors\"}\n"
 "  --offset BYTES  the filesystem starts at that byte of IMAGE\n", stdout);
 }
 
-static const char *kind_name(uint32_t mode)
+/* An inode holding a large xattr value for its parent (ea_inode). */
+#define EA_INODE_FL 0x00200000
+
+static const char *kind_name(const struct e2map_inode *in)
 {
-	switch (mode & S_IFMT) {
+	if (in->err)
+		return "group";	/* its inode table could not be read */
+	if (in->flags & EA_INODE_FL)
+		return "ea_inode";
+	switch (in->mode & S_IFMT) {
 	case S_IFREG: return "regular";
 	case S_IFDIR: return "directory";
 	case S_IFLNK: return "symlink";
@@ -51,31 +68,89 @@ static bool expected_refusal(uint32_t mode, int err)
 static int check_inode(e2map_t *m, uint64_t ino, uint32_t mode)
 {
 	struct e2map_check_stats st;
-	e2map_file_t *f;
-	int err = e2map_file_open_ino(m, ino, &f);
+	int err = e2map_inode_check(m, ino, &st);
 
-	if (err)
-		return expected_refusal(mode, err) ? 0 : err;
-	err = e2map_file_check(f, &st);
-	e2map_file_close(f);
-	return err;
+	return expected_refusal(mode, err) ? 0 : err;
 }
 
+/* The first path only: a line per inode. */
+static int print_first(const char *path, size_t len, void *payload)
+{
+	(void)payload;
+	putchar(' ');
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)path[i];
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			printf("\\x%02x", c);
+		else
+			putchar(c);
+	}
+	return 1;
+}
+
+static void print_line(const struct check_run *run,
+		       const struct e2map_inode *in, int err,
+		       const char *detail)
+{
+	printf("<%llu> %s", (unsigned long long)in->ino, kind_name(in));
+	if (!in->err)
+		e2map_inode_paths(run->paths, in->ino, print_first, NULL);
+	if (err)
+		printf(": %s (%s)\n", e2map_strerror(err), detail);
+	else
+		printf(": ok\n");
+}
+
+static int add_path(const char *path, size_t len, void *payload)
+{
+	json_t *o = json_object();
+
+	cmd_json_set_name(o, "path", path, len);
+	cmd_json_append(payload, o);
+	return 0;
+}
+
+/* One element of "inodes": streamed, so memory does not grow with them. */
+static int print_json_inode(struct check_run *run,
+			    const struct e2map_inode *in, int err,
+			    const char *detail)
+{
+	json_t *o = json_object(), *paths = json_array();
+
+	cmd_json_set(o, "ino", cmd_json_u64(in->ino));
+	cmd_json_set(o, "kind", json_string(kind_name(in)));
+	if (!in->err)
+		e2map_inode_paths(run->paths, in->ino, add_path, paths);
+	cmd_json_set(o, "paths", paths);
+	cmd_json_set(o, "ok", json_boolean(!err));
+	if (err)
+		cmd_json_set(o, "error", cmd_json_error(err, detail));
+	return cmd_json_stream_item(o, run->printed++ == 0);
+}
+
+/*
+ * The path table is built when the first line needs it: with -q, a clean
+ * image costs no directory walk.  Building reads through M, so the
+ * failing inode's detail is copied out first.
+ */
 static int visit(e2map_t *m, const struct e2map_inode *in, void *payload)
 {
 	struct check_run *run = payload;
-	int err = in->err ? in->err : check_inode(m, in->ino, in->mode);
+	int err = in->err ? in->err : check_inode(m, in->ino, in->mode), e;
+	char detail[256];
 
 	run->inodes++;
 	if (err)
 		run->errors++;
-	if (err)
-		printf("<%llu> %s %s (%s)\n", (unsigned long long)in->ino,
-		       in->err ? "group" : kind_name(in->mode),
-		       e2map_strerror(err), e2map_errmsg(m));
-	else if (!run->quiet)
-		printf("<%llu> %s ok\n", (unsigned long long)in->ino,
-		       kind_name(in->mode));
+	if (run->quiet && !err)
+		return 0;
+	snprintf(detail, sizeof(detail), "%s", err ? e2map_errmsg(m) : "");
+	if (!run->paths && (e = e2map_paths_build(m, &run->paths)) < 0)
+		return e;
+	if (run->json)
+		return print_json_inode(run, in, err, detail);
+	print_line(run, in, err, detail);
 	return 0;
 }
 
@@ -83,6 +158,7 @@ static int parse_opts(int argc, char **argv, struct check_run *run,
 		      struct cmd_common *co)
 {
 	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "offset", required_argument, NULL, OPT_OFFSET },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
@@ -93,6 +169,8 @@ static int parse_opts(int argc, char **argv, struct check_run *run,
 	while ((c = getopt_long(argc, argv, "+q", longopts, NULL)) != -1) {
 		if (c == 'q')
 			run->quiet = true;
+		else if (c == OPT_JSON)
+			run->json = true;
 		else if (c == OPT_OFFSET)
 			co->offset = optarg;
 		else if (c == OPT_HELP)
@@ -103,22 +181,58 @@ static int parse_opts(int argc, char **argv, struct check_run *run,
 	return argc - optind == 1 ? -1 : cmd_usage("check");
 }
 
+/* The summary; a scan that stopped early is an error of its own. */
+static int finish(struct check_run *run, e2map_t *m, int scan_err)
+{
+	json_t *tail;
+
+	if (!run->json) {
+		printf("%llu inodes, %llu errors\n",
+		       (unsigned long long)run->inodes,
+		       (unsigned long long)run->errors);
+		return scan_err ? cmd_fail("check: scan", scan_err,
+					   e2map_errmsg(m)) : 0;
+	}
+	tail = json_object();
+	cmd_json_set(tail, "inodes_checked", cmd_json_u64(run->inodes));
+	cmd_json_set(tail, "errors", cmd_json_u64(run->errors));
+	if (scan_err)
+		cmd_json_set(tail, "scan_error",
+			     cmd_json_error(scan_err, e2map_errmsg(m)));
+	return cmd_json_stream_end(tail) < 0 || scan_err ? CMD_EXIT_FAIL : 0;
+}
+
+/* Every inode; 0, or the exit status after the error was printed. */
+static int check_image(struct check_run *run, e2map_t *m, const char *image)
+{
+	json_t *head;
+	int err;
+
+	if (run->json) {
+		head = json_object();
+		cmd_json_set_name(head, "image", image, strlen(image));
+		if ((err = cmd_json_stream_begin(head, "inodes")) < 0)
+			return cmd_fail("check: --json", err, NULL);
+	}
+	err = e2map_scan(m, visit, run);
+	if (finish(run, m, err))
+		return CMD_EXIT_FAIL;
+	return run->errors ? CMD_EXIT_FAIL : 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct check_run run = { 0 };
 	struct cmd_common co = { 0 };
 	e2map_t *m;
-	int status = parse_opts(argc, argv, &run, &co), err;
+	int status = parse_opts(argc, argv, &run, &co);
 
 	if (status >= 0)
 		return status;
 	if ((status = cmd_open_image("check", &co, argv[optind], &m)))
 		return status;
-	err = e2map_scan(m, visit, &run);
-	printf("%llu inodes, %llu errors\n", (unsigned long long)run.inodes,
-	       (unsigned long long)run.errors);
-	if (err)
-		cmd_fail("check: scan", err, e2map_errmsg(m));
+	status = check_image(&run, m, argv[optind]);
+	e2map_paths_free(run.paths);
 	e2map_close(m);
-	return 0;
+	return status;
 }

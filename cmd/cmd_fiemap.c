@@ -39,24 +39,7 @@ struct fiemap_walk {
 	int cur;		/* lines printed so far (holes count) */
 	uint64_t last;		/* end of the last extent, bytes */
 	bool done;
-	struct json *json;	/* non-NULL: collect for --json instead */
-};
-
-static const struct {
-	uint32_t flag;
-	const char *name;
-} flag_names[] = {
-	{ FIEMAP_EXTENT_LAST, "LAST" },
-	{ FIEMAP_EXTENT_UNKNOWN, "UNKNOWN" },
-	{ FIEMAP_EXTENT_DELALLOC, "DELALLOC" },
-	{ FIEMAP_EXTENT_ENCODED, "ENCODED" },
-	{ FIEMAP_EXTENT_DATA_ENCRYPTED, "DATA_ENCRYPTED" },
-	{ FIEMAP_EXTENT_NOT_ALIGNED, "NOT_ALIGNED" },
-	{ FIEMAP_EXTENT_DATA_INLINE, "DATA_INLINE" },
-	{ FIEMAP_EXTENT_DATA_TAIL, "DATA_TAIL" },
-	{ FIEMAP_EXTENT_UNWRITTEN, "UNWRITTEN" },
-	{ FIEMAP_EXTENT_MERGED, "MERGED" },
-	{ FIEMAP_EXTENT_SHARED, "SHARED" },
+	json_t *json;		/* non-NULL: collect for --json instead */
 };
 
 void fiemap_help(void)
@@ -196,26 +179,6 @@ static int print_entry(const struct fiemap_opts *o, struct fiemap_walk *wk,
 	return printed + 1;
 }
 
-static void json_extent(struct json *j, const struct fiemap_extent *e)
-{
-	json_begin_object(j);
-	json_key(j, "logical");
-	json_u64(j, e->fe_logical);
-	json_key(j, "physical");
-	json_u64(j, e->fe_physical);
-	json_key(j, "length");
-	json_u64(j, e->fe_length);
-	json_key(j, "flags");
-	json_u64(j, e->fe_flags);
-	json_key(j, "flag_names");
-	json_begin_array(j);
-	for (size_t i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++)
-		if (e->fe_flags & flag_names[i].flag)
-			json_string(j, flag_names[i].name);
-	json_end_array(j);
-	json_end_object(j);
-}
-
 /* Handle one returned extent: print or collect it, then decide on more. */
 static void take_extent(const struct fiemap_opts *o, struct fiemap_walk *wk,
 			const struct fiemap_extent *e)
@@ -226,7 +189,7 @@ static void take_extent(const struct fiemap_opts *o, struct fiemap_walk *wk,
 			wk->done = true;
 			return;
 		}
-		json_extent(wk->json, e);
+		cmd_json_append(wk->json, cmd_json_extent(e));
 		wk->cur++;
 	} else {
 		wk->cur += print_entry(o, wk, e);
@@ -315,31 +278,23 @@ static int run_text(e2map_file_t *f, const struct fiemap_opts *o,
 static int run_json(e2map_file_t *f, const struct fiemap_opts *o,
 		    const char *path, struct e2map_stat *st)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	struct json j;
-	struct fiemap_walk wk = { .last = o->start, .json = &j };
+	json_t *doc, *extents = json_array();
+	struct fiemap_walk wk = { .last = o->start, .json = extents };
 	int err;
 
-	if (!mem)
+	if (!extents)
 		return -ENOMEM;
-	json_init(&j, mem);
-	json_begin_array(&j);
-	err = walk(f, o, &wk);
-	json_end_array(&j);
-	fclose(mem);
-	if (!err)
-		err = e2map_file_stat(f, st);
-	if (!err) {
-		printf("{\"file\":");
-		json_init(&j, stdout);
-		json_string(&j, path);
-		printf(",\"size\":%llu,\"block_size\":%u,\"extents\":%s}\n",
-		       (unsigned long long)st->size, st->blksize, buf);
+	if ((err = walk(f, o, &wk)) < 0 ||
+	    (err = e2map_file_stat(f, st)) < 0) {
+		json_decref(extents);
+		return err;
 	}
-	free(buf);
-	return err;
+	doc = json_object();
+	cmd_json_set_name(doc, "file", path, strlen(path));
+	cmd_json_set(doc, "size", cmd_json_u64(st->size));
+	cmd_json_set(doc, "block_size", cmd_json_u64(st->blksize));
+	cmd_json_set(doc, "extents", extents);
+	return cmd_json_print(doc);
 }
 
 static int fiemap_one(const struct fiemap_opts *o, const char *image,

@@ -55,6 +55,8 @@ void filefrag_help(void)
 "  -v       the extent table\n"
 "  -x       map the extended-attribute block instead of the data\n"
 "  -h, --help       this help\n"
+"  --json           {\"files\":[{\"file\",\"size\",\"block_size\",\"unit\",\n"
+"                   \"extents_found\",\"extents\":[...]} or {\"file\",\"error\"}]}\n"
 "  --offset BYTES   the filesystem starts at BYTES in IMAGE\n"
 "  --why            after filefrag's error message, e2map's detail line\n"
 "  --no-follow      a symlink as PATH is not followed: ELOOP, as O_NOFOLLOW\n"
@@ -170,6 +172,18 @@ static void print_extent_info(const struct ff_state *s,
 	       pblk + (no_phys ? 0 : blks), len, flags);
 }
 
+/* --json: an extent in bytes, and in filefrag's units (1 << SHIFT). */
+static json_t *json_extent(const struct fiemap_extent *e, int shift)
+{
+	json_t *o = cmd_json_extent(e);
+
+	cmd_json_set(o, "logical_block", cmd_json_u64(e->fe_logical >> shift));
+	cmd_json_set(o, "physical_block",
+		     cmd_json_u64(e->fe_physical >> shift));
+	cmd_json_set(o, "blocks", cmd_json_u64(e->fe_length >> shift));
+	return o;
+}
+
 /* Counting state of filefrag_fiemap across batches. */
 struct ff_count {
 	struct fiemap_extent prev;	/* the previous extent, zeroed first */
@@ -177,6 +191,7 @@ struct ff_count {
 	int n;				/* extents seen */
 	bool header;
 	bool last;
+	json_t *json;			/* --json: the extents, else NULL */
 };
 
 static void count_extent(const struct ff_opts *o, const struct ff_state *s,
@@ -197,7 +212,9 @@ static void count_extent(const struct ff_opts *o, const struct ff_state *s,
 		if (!c->total)
 			c->total = 1;
 	}
-	if (o->verbose)
+	if (c->json)
+		cmd_json_append(c->json, json_extent(e, shift));
+	else if (o->verbose)
 		print_extent_info(s, e, c->n, expected, shift, size);
 	if (e->fe_flags & FIEMAP_EXTENT_LAST)
 		c->last = true;
@@ -212,13 +229,17 @@ static void print_header(const struct ff_state *s)
 	       "physical_offset:", s->physical_width + 1, "expected:");
 }
 
-/* filefrag_fiemap: the batches; the fragment count, or -errno. */
+/*
+ * filefrag_fiemap: the batches; the fragment count, or -errno.  With
+ * EXTENTS (--json) each extent goes there instead of being printed.
+ */
 static int count_fiemap(e2map_file_t *f, const struct ff_opts *o,
-			const struct ff_state *s, int shift, uint64_t size)
+			const struct ff_state *s, int shift, uint64_t size,
+			json_t *extents)
 {
 	struct fiemap *fm = calloc(1, sizeof(*fm) +
 				   FF_BATCH * sizeof(fm->fm_extents[0]));
-	struct ff_count c = { .total = 0 };
+	struct ff_count c = { .json = extents };
 	int err = 0;
 
 	if (!fm)
@@ -230,7 +251,7 @@ static int count_fiemap(e2map_file_t *f, const struct ff_opts *o,
 		fm->fm_extent_count = FF_BATCH;
 		if ((err = e2map_fiemap(f, fm)) < 0 || !fm->fm_mapped_extents)
 			break;
-		if (o->verbose && !c.header)
+		if (o->verbose && !c.header && !extents)
 			print_header(s);
 		c.header = true;
 		for (uint32_t i = 0; i < fm->fm_mapped_extents; i++)
@@ -318,13 +339,63 @@ static int frag_report(e2map_t *m, const char *image, const struct ff_opts *o,
 	}
 	shift = ulong_log2(o->blocksize ? o->blocksize : st.blksize);
 	print_preamble(o, s, path, &st, shift);
-	n = count_fiemap(f, o, s, shift, st.size);
+	n = count_fiemap(f, o, s, shift, st.size, NULL);
 	if (n < 0)
 		n = fiemap_failed(o, m, image, path, n);
 	if (n >= 0)
 		print_summary(path, n);
 	e2map_file_close(f);
 	return n < 0 ? -n : 0;
+}
+
+/* --json: one file's object (0), or its error in the object (-errno). */
+static int json_file(e2map_t *m, const struct ff_opts *o, const char *path,
+		     json_t *file)
+{
+	json_t *extents = json_array();
+	e2map_file_t *f = NULL;
+	struct e2map_stat st;
+	int shift = 0, n;
+
+	if ((n = e2map_file_open_flags(m, path, o->co.nofollow ?
+					  E2MAP_O_NOFOLLOW : 0, &f)) == 0 &&
+	    (n = e2map_file_stat(f, &st)) == 0) {
+		shift = ulong_log2(o->blocksize ? o->blocksize : st.blksize);
+		cmd_json_set(file, "size", cmd_json_u64(st.size));
+		cmd_json_set(file, "block_size", cmd_json_u64(st.blksize));
+		cmd_json_set(file, "unit", cmd_json_u64(1ULL << shift));
+		n = count_fiemap(f, o, NULL, shift, st.size, extents);
+	}
+	if (n >= 0) {
+		cmd_json_set(file, "extents_found", json_integer(n));
+		cmd_json_set(file, "extents", extents);
+	} else {
+		json_decref(extents);
+		cmd_json_set(file, "error", cmd_json_error(n, e2map_errmsg(m)));
+	}
+	e2map_file_close(f);
+	return n < 0 ? n : 0;
+}
+
+/* --json: {"files":[...]} for every PATH; 1 when one of them failed. */
+static int json_report(e2map_t *m, const struct ff_opts *o, int argc,
+		       char **argv)
+{
+	json_t *doc = json_object(), *files = json_array();
+	int rc = 0, err;
+
+	for (int i = 0; i < argc; i++) {
+		json_t *file = json_object();
+
+		cmd_json_set_name(file, "file", argv[i], strlen(argv[i]));
+		if (json_file(m, o, argv[i], file) < 0)
+			rc = CMD_EXIT_FAIL;
+		cmd_json_append(files, file);
+	}
+	cmd_json_set(doc, "files", files);
+	if ((err = cmd_json_print(doc)) < 0)
+		return cmd_fail("filefrag: --json", err, NULL);
+	return rc;
 }
 
 /* -b SIZE: strtoul base 0 and one optional k/m/g, at most 1 GiB. */
@@ -348,6 +419,7 @@ static int parse_blocksize(const char *arg, unsigned long *out)
 }
 
 static const struct option ff_long[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
 	{ "offset", required_argument, NULL, OPT_OFFSET },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "why", no_argument, NULL, OPT_WHY },
@@ -375,6 +447,7 @@ static int parse_opts(int argc, char **argv, struct ff_opts *o)
 		case 'k': o->blocksize = 1024; break;
 		case 's': o->sync = true; break;
 		case 'x': o->xattr = true; break;
+		case OPT_JSON: o->co.json = true; break;
 		case OPT_OFFSET: o->co.offset = optarg; break;
 		case OPT_WHY: o->co.why = true; break;
 		case OPT_NOFOLLOW: o->co.nofollow = true; break;
@@ -401,6 +474,11 @@ int cmd_filefrag(int argc, char **argv)
 		return cmd_usage("filefrag");
 	if ((status = cmd_open_image("filefrag", &o.co, argv[optind], &m)))
 		return status;
+	if (o.co.json) {
+		rc = json_report(m, &o, argc - optind - 1, argv + optind + 1);
+		e2map_close(m);
+		return rc;
+	}
 	s.f_blocks = e2map_statfs(m, &sfs) == 0 ? sfs.blocks : 0;
 	/* Like filefrag: report every file, exit with the first failure. */
 	for (int i = optind + 1; i < argc; i++)

@@ -168,34 +168,27 @@ static void print_text(const struct seek_opts *o, const struct seek_run *run)
 		print_line(o, &run->v[i]);
 }
 
-static void print_json(const char *path, const struct seek_run *run)
+static json_t *json_line(const struct seek_line *l)
 {
-	struct json j;
+	json_t *o = json_object();
 
-	json_init(&j, stdout);
-	json_begin_object(&j);
-	json_key(&j, "file");
-	json_string(&j, path);
-	json_key(&j, "results");
-	json_begin_array(&j);
-	for (size_t i = 0; i < run->n; i++) {
-		const struct seek_line *l = &run->v[i];
+	cmd_json_set(o, "whence", json_string(whence_names[l->kind]));
+	cmd_json_set(o, "start", cmd_json_u64((uint64_t)l->start));
+	/* EOF (lseek said ENXIO) is null. */
+	cmd_json_set(o, "offset", l->result < 0 ? json_null() :
+			 cmd_json_u64((uint64_t)l->result));
+	return o;
+}
 
-		json_begin_object(&j);
-		json_key(&j, "whence");
-		json_string(&j, whence_names[l->kind]);
-		json_key(&j, "start");
-		json_i64(&j, l->start);
-		json_key(&j, "offset");
-		if (l->result < 0)
-			json_null(&j);	/* EOF: lseek said ENXIO */
-		else
-			json_i64(&j, l->result);
-		json_end_object(&j);
-	}
-	json_end_array(&j);
-	json_end_object(&j);
-	json_finish(&j);
+static int print_json(const char *path, const struct seek_run *run)
+{
+	json_t *doc = json_object(), *results = json_array();
+
+	cmd_json_set_name(doc, "file", path, strlen(path));
+	for (size_t i = 0; i < run->n; i++)
+		cmd_json_append(results, json_line(&run->v[i]));
+	cmd_json_set(doc, "results", results);
+	return cmd_json_print(doc);
 }
 
 /*
@@ -228,14 +221,15 @@ static int report(const struct seek_opts *o, const char *image,
 {
 	const struct seek_line *last = run->n ? &run->v[run->n - 1] : NULL;
 	bool failed = last && last->result < 0 && last->result != -ENXIO;
+	int err;
 
 	if (!o->co.json) {
 		print_text(o, run);
 		report_text_errors(o, image, path, run, m);
 		return 0;
 	}
-	if (!failed && !run->bad)
-		print_json(path, run);
+	if (!failed && !run->bad && (err = print_json(path, run)) < 0)
+		return cmd_fail("seek", err, NULL);
 	if (failed)
 		return cmd_fail_file("seek", image, path, (int)last->result,
 				     m);

@@ -1,121 +1,267 @@
 /*
- * A tiny streaming JSON writer for --json: the caller opens and closes
- * objects and arrays, this file places the commas and escapes strings,
- * so no command formats JSON by hand.
+ * --json through jansson: the library does the syntax and the escaping;
+ * this file adds the two rules e2map(1) documents under JSON OUTPUT.
+ * Names that are not valid UTF-8 (paths as typed, names from the image)
+ * carry each invalid byte as U+FFFD, plus a sibling KEY_hex with the exact
+ * bytes; integers above 2^53-1 are decimal strings, so that a parser
+ * holding numbers as doubles still reads them exactly.
  */
 #include "cmd.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
-void json_init(struct json *j, FILE *out)
+#define JSON_MAX_SAFE 9007199254740991ULL	/* 2^53 - 1 */
+
+/* Set when a value could not be built: the document is then not printed. */
+static bool json_failed;
+
+json_t *cmd_json_u64(uint64_t v)
 {
-	j->out = out;
-	j->depth = 0;
-	j->need_comma[0] = false;
-	j->after_key = false;
+	char buf[24];
+
+	if (v <= JSON_MAX_SAFE)
+		return json_integer((json_int_t)v);
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return json_string(buf);
 }
 
-/* Before any value or key: a comma unless it is the first at its level. */
-static void separate(struct json *j)
+void cmd_json_set(json_t *obj, const char *key, json_t *value)
 {
-	if (j->after_key) {
-		j->after_key = false;
+	/* json_object_set_new releases VALUE itself when it fails. */
+	if (!obj || !value || json_object_set_new(obj, key, value) < 0) {
+		if (!obj)
+			json_decref(value);
+		json_failed = true;
+	}
+}
+
+void cmd_json_append(json_t *array, json_t *value)
+{
+	if (!array || !value || json_array_append_new(array, value) < 0) {
+		if (!array)
+			json_decref(value);
+		json_failed = true;
+	}
+}
+
+/*
+ * Length of the well-formed UTF-8 sequence at S (N bytes left), or 0
+ * (Unicode table 3-7: no overlong forms, no surrogates, nothing above
+ * U+10FFFF).
+ */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/* NAME with each byte that starts no valid sequence as U+FFFD; malloc'd. */
+static char *replace_invalid(const unsigned char *name, size_t len,
+			     size_t *outlen, bool *valid)
+{
+	char *out = malloc(3 * len + 1), *p = out;
+	size_t i = 0, n;
+
+	*valid = true;
+	if (!out)
+		return NULL;
+	while (i < len) {
+		if ((n = utf8_len(name + i, len - i)) == 0) {
+			memcpy(p, "\xef\xbf\xbd", 3);	/* U+FFFD */
+			p += 3;
+			i++;
+			*valid = false;
+			continue;
+		}
+		memcpy(p, name + i, n);
+		p += n;
+		i += n;
+	}
+	*p = '\0';
+	*outlen = (size_t)(p - out);
+	return out;
+}
+
+static json_t *hex_string(const unsigned char *s, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *hex = malloc(2 * len + 1);
+	json_t *v;
+
+	if (!hex)
+		return NULL;
+	for (size_t i = 0; i < len; i++) {
+		hex[2 * i] = digits[s[i] >> 4];
+		hex[2 * i + 1] = digits[s[i] & 15];
+	}
+	hex[2 * len] = '\0';
+	v = json_string(hex);
+	free(hex);
+	return v;
+}
+
+void cmd_json_set_name(json_t *obj, const char *key, const char *name,
+		       size_t len)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	char hexkey[64];
+	size_t n = 0;
+	bool valid;
+	char *text = replace_invalid(s, len, &n, &valid);
+
+	cmd_json_set(obj, key, text ? json_stringn(text, n) : NULL);
+	free(text);
+	if (valid)
 		return;
-	}
-	if (j->need_comma[j->depth])
-		fputc(',', j->out);
-	j->need_comma[j->depth] = true;
+	snprintf(hexkey, sizeof(hexkey), "%s_hex", key);
+	cmd_json_set(obj, hexkey, hex_string(s, len));
 }
 
-static void open_level(struct json *j, char c)
+json_t *cmd_json_error(int err, const char *detail)
 {
-	separate(j);
-	fputc(c, j->out);
-	if (j->depth + 1 < JSON_MAX_DEPTH)
-		j->depth++;
-	j->need_comma[j->depth] = false;
+	json_t *e = json_object();
+	const char *name = strerrorname_np(-err);
+
+	cmd_json_set(e, "errno", json_integer(-err));
+	cmd_json_set(e, "name", json_string(name ? name : "unknown"));
+	cmd_json_set(e, "message", json_string(e2map_strerror(err)));
+	if (detail && *detail)
+		cmd_json_set_name(e, "detail", detail, strlen(detail));
+	return e;
 }
 
-static void close_level(struct json *j, char c)
+int cmd_json_print(json_t *doc)
 {
-	if (j->depth > 0)
-		j->depth--;
-	fputc(c, j->out);
+	int err = 0;
+
+	if (!doc || json_failed)
+		err = -ENOMEM;
+	else if (json_dumpf(doc, stdout, JSON_COMPACT) < 0 ||
+		 fputc('\n', stdout) == EOF)
+		err = -EIO;
+	json_decref(doc);
+	json_failed = false;
+	return err;
 }
 
-void json_begin_object(struct json *j)
+/* DOC compact, as a malloc'd string (released DOC); NULL on failure. */
+static char *dump(json_t *doc)
 {
-	open_level(j, '{');
+	char *s = doc && !json_failed ? json_dumps(doc, JSON_COMPACT | JSON_ENCODE_ANY) :
+		  NULL;
+
+	json_decref(doc);
+	json_failed = false;
+	return s;
 }
 
-void json_end_object(struct json *j)
+/*
+ * A document with one long array, streamed: HEAD's members, then KEY's
+ * array element by element, then TAIL's members.  Each piece is jansson's
+ * text; only the brackets and commas between pieces are written here.
+ */
+int cmd_json_stream_begin(json_t *head, const char *key)
 {
-	close_level(j, '}');
+	char *s = dump(head), *k = dump(json_string(key));
+	size_t len = s ? strlen(s) : 0;
+	int err = 0;
+
+	if (!s || !k || len < 2)
+		err = -ENOMEM;
+	else if (printf("%.*s%s%s:[", (int)(len - 1), s, len > 2 ? "," : "",
+			k) < 0)
+		err = -EIO;
+	free(s);
+	free(k);
+	return err;
 }
 
-void json_begin_array(struct json *j)
+int cmd_json_stream_item(json_t *item, bool first)
 {
-	open_level(j, '[');
+	char *s = dump(item);
+	int err = 0;
+
+	if (!s)
+		err = -ENOMEM;
+	else if (printf("%s%s", first ? "" : ",", s) < 0)
+		err = -EIO;
+	free(s);
+	return err;
 }
 
-void json_end_array(struct json *j)
+int cmd_json_stream_end(json_t *tail)
 {
-	close_level(j, ']');
+	char *s = dump(tail);
+	size_t len = s ? strlen(s) : 0;
+	int err = 0;
+
+	if (!s || len < 2)
+		err = -ENOMEM;
+	else if (printf("]%s%s\n", len > 2 ? "," : "", s + 1) < 0)
+		err = -EIO;
+	free(s);
+	return err;
 }
 
-static void put_escaped(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+/* FIEMAP_EXTENT_* names without the prefix, lowest bit first. */
+static const struct {
+	uint32_t flag;
+	const char *name;
+} extent_flags[] = {
+	{ FIEMAP_EXTENT_LAST, "LAST" },
+	{ FIEMAP_EXTENT_UNKNOWN, "UNKNOWN" },
+	{ FIEMAP_EXTENT_DELALLOC, "DELALLOC" },
+	{ FIEMAP_EXTENT_ENCODED, "ENCODED" },
+	{ FIEMAP_EXTENT_DATA_ENCRYPTED, "DATA_ENCRYPTED" },
+	{ FIEMAP_EXTENT_NOT_ALIGNED, "NOT_ALIGNED" },
+	{ FIEMAP_EXTENT_DATA_INLINE, "DATA_INLINE" },
+	{ FIEMAP_EXTENT_DATA_TAIL, "DATA_TAIL" },
+	{ FIEMAP_EXTENT_UNWRITTEN, "UNWRITTEN" },
+	{ FIEMAP_EXTENT_MERGED, "MERGED" },
+	{ FIEMAP_EXTENT_SHARED, "SHARED" },
+};
 
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);	/* UTF-8 passes through unchanged */
-	}
-	fputc('"', out);
-}
-
-void json_key(struct json *j, const char *key)
+json_t *cmd_json_extent(const struct fiemap_extent *e)
 {
-	separate(j);
-	put_escaped(j->out, key);
-	fputc(':', j->out);
-	j->after_key = true;
-}
+	json_t *o = json_object(), *names = json_array();
 
-void json_string(struct json *j, const char *s)
-{
-	separate(j);
-	put_escaped(j->out, s);
-}
-
-void json_u64(struct json *j, uint64_t v)
-{
-	separate(j);
-	fprintf(j->out, "%" PRIu64, v);
-}
-
-void json_i64(struct json *j, int64_t v)
-{
-	separate(j);
-	fprintf(j->out, "%" PRId64, v);
-}
-
-void json_null(struct json *j)
-{
-	separate(j);
-	fputs("null", j->out);
-}
-
-void json_finish(struct json *j)
-{
-	fputc('\n', j->out);
+	cmd_json_set(o, "logical", cmd_json_u64(e->fe_logical));
+	cmd_json_set(o, "physical", cmd_json_u64(e->fe_physical));
+	cmd_json_set(o, "length", cmd_json_u64(e->fe_length));
+	cmd_json_set(o, "flags", cmd_json_u64(e->fe_flags));
+	for (size_t i = 0; i < sizeof(extent_flags) / sizeof(extent_flags[0]);
+	     i++)
+		if (e->fe_flags & extent_flags[i].flag)
+			cmd_json_append(names,
+					json_string(extent_flags[i].name));
+	cmd_json_set(o, "flag_names", names);
+	return o;
 }

@@ -26,14 +26,14 @@ static void help_help(void)
 }
 
 static const struct e2map_cmd commands[] = {	/* sorted by name */
-	{ "check", cmd_check, "[-q] [--offset BYTES] IMAGE",
+	{ "check", cmd_check, "[-q] [--json] [--offset BYTES] IMAGE",
 	  "run every inode through the whole mapping walk", check_help },
 	{ "fiemap", cmd_fiemap,
 	  "[-a] [-l] [-v] [-n COUNT] [--json] [--offset BYTES] "
 	  "[--no-follow] IMAGE PATH [OFFSET [LENGTH]]",
 	  "print the FIEMAP extent map as xfs_io -c fiemap", fiemap_help },
 	{ "filefrag", cmd_filefrag,
-	  "[-v] [-x] [-s] [-e] [-k] [-b SIZE] [--offset BYTES] "
+	  "[-v] [-x] [-s] [-e] [-k] [-b SIZE] [--json] [--offset BYTES] "
 	  "[--no-follow] IMAGE PATH...",
 	  "report extents as e2fsprogs filefrag", filefrag_help },
 	{ "help", NULL, "[COMMAND]", "list the commands, or explain one",

@@ -103,3 +103,40 @@ int e2map_file_check(e2map_file_t *f, struct e2map_check_stats *st)
 	free(fm);
 	return err;
 }
+
+/* The inode as the kernel reaches it: an EA inode through its parent's
+ * xattr (ext4_xattr_inode_iget), any other by handle. */
+static int open_for_check(e2map_t *m, uint64_t ino, e2map_file_t **f)
+{
+	uint32_t flags = 0;
+	int err;
+
+	*f = NULL;
+	if (ino >= 1 && ino <= m->fs->super->s_inodes_count &&
+	    ext2fs_has_feature_ea_inode(m->fs->super)) {
+		if ((err = e2map__inode_raw_flags(m, (ext2_ino_t)ino,
+						  &flags)) < 0)
+			return err;
+		if (flags & EXT4_EA_INODE_FL) {
+			m->errmsg[0] = '\0';
+			return e2map__iget_how(m, (ext2_ino_t)ino,
+					       E2MAP_IGET_EA, f);
+		}
+	}
+	return e2map_file_open_ino(m, ino, f);
+}
+
+int e2map_inode_check(e2map_t *m, uint64_t ino, struct e2map_check_stats *st)
+{
+	e2map_file_t *f;
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	if (!m)
+		return -EINVAL;
+	if ((err = open_for_check(m, ino, &f)) < 0)
+		return err;
+	err = e2map_file_check(f, st);
+	e2map_file_close(f);
+	return err;
+}

@@ -552,14 +552,21 @@ static int casefold_setup(struct dir *d, const struct e2map_name *n)
 	return 0;
 }
 
+static struct dir dir_of(e2map_file_t *f)
+{
+	uint32_t fl = f->inode->i_flags;
+
+	return (struct dir){ f, f->m->bs,
+		ext2fs_has_feature_metadata_csum(f->m->fs->super),
+		(fl & EXT4_ENCRYPT_FL) && (fl & EXT4_CASEFOLD_FL), NULL };
+}
+
 /* __ext4_find_entry: 0 and *INO, or -ENOENT, or the error. */
 int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
 		      uint32_t *ino)
 {
 	e2map_t *m = dir->m;
-	uint32_t fl = dir->inode->i_flags;
-	struct dir d = { dir, m->bs, ext2fs_has_feature_metadata_csum(m->fs->super),
-			 (fl & EXT4_ENCRYPT_FL) && (fl & EXT4_CASEFOLD_FL), NULL };
+	struct dir d = dir_of(dir);
 	unsigned char *bufs;
 	int r;
 
@@ -571,7 +578,7 @@ int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
 		if (!(bufs = malloc(5 * (size_t)m->bs)))
 			return -ENOMEM;
 		r = DX_BAD;
-		if ((fl & EXT2_INDEX_FL) &&
+		if ((dir->inode->i_flags & EXT2_INDEX_FL) &&
 		    ext2fs_has_feature_dir_index(m->fs->super))
 			r = dx_find(&d, n, ino, bufs);
 		if (r == DX_BAD)
@@ -584,4 +591,64 @@ int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
 		return r;
 	return e2map__fail(m, -ENOENT, "no entry '%.*s' in directory %u",
 			   (int)n->len, n->s, dir->ino);
+}
+
+/*
+ * ext4_readdir over BUF (SIZE bytes): CB for each entry in use but "."
+ * and "..", up to the first entry failing ext4_check_dir_entry, where the
+ * kernel goes on with the next block.
+ */
+static int iterate_buf(const struct dir *d, const unsigned char *buf,
+		       size_t size, e2map__dirent_cb cb, void *payload)
+{
+	size_t off = 0;
+	int err;
+
+	while (off + 8 <= size) {
+		const unsigned char *de = buf + off;
+		struct e2map_name n = { (const char *)de + 8, de[6] };
+
+		if (!entry_ok(d, de, off, size))
+			return 0;
+		off += rec_len(de, d->bs);
+		if (!le32(de) || (n.len == 1 && n.s[0] == '.') ||
+		    (n.len == 2 && n.s[0] == '.' && n.s[1] == '.'))
+			continue;
+		/* Names getdents refuses (verify_dirent_name): none listed. */
+		if (!n.len || memchr(n.s, '/', n.len) || memchr(n.s, 0, n.len))
+			continue;
+		if ((err = cb(le32(de), &n, payload)) != 0)
+			return err;
+	}
+	return 0;
+}
+
+
+int e2map__dirblock_iterate(e2map_file_t *dir, uint32_t lblk, uint64_t pblk,
+			    const unsigned char *b, e2map__dirent_cb cb,
+			    void *payload)
+{
+	struct dir d = dir_of(dir);
+
+	/* htree index blocks carry no dirent tail (is_dx_internal_node);
+	 * without metadata_csum there is nothing to verify or remember. */
+	if (d.csum && !dx_internal(&d, lblk, b) &&
+	    !csum_once(&d, pblk, false, b))
+		return e2map__fail(dir->m, -EBADMSG, "directory %u: block %u "
+				   "checksum does not match", dir->ino, lblk);
+	return iterate_buf(&d, b, d.bs, cb, payload);
+}
+
+int e2map__inline_dir_iterate(e2map_file_t *dir, e2map__dirent_cb cb,
+			      void *payload)
+{
+	struct dir d = dir_of(dir);
+	int err;
+
+	err = iterate_buf(&d, (const unsigned char *)dir->inode->i_block + 4,
+			  56, cb, payload);
+	if (err || dir->inline_size <= 60)
+		return err;
+	return iterate_buf(&d, dir->raw + dir->inline_value,
+			   dir->inline_size - 60, cb, payload);
 }

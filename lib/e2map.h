@@ -204,10 +204,41 @@ struct e2map_inode {
 	uint64_t size;
 	uint16_t links;
 	int err;
+	uint32_t flags;		/* i_flags as stored (EXT4_EA_INODE_FL...) */
 };
 typedef int (*e2map_scan_cb)(e2map_t *m, const struct e2map_inode *in,
 			     void *payload);
 E2MAP_API int e2map_scan(e2map_t *m, e2map_scan_cb cb, void *payload);
+
+/*
+ * The path table: every name of every inode (all hard links), built in one
+ * breadth-first pass over the directories reachable from the root, each
+ * read once as the kernel's readdir reads it: a block whose checksum fails
+ * is skipped, an entry that fails the kernel's checks ends its block, a
+ * directory the kernel could not open (corrupt, or encrypted: no key, and
+ * no-key names are not reproduced) lists nothing, a directory met under a
+ * second name is not walked again, and none deeper than
+ * E2MAP_PATHS_MAX_DEPTH components is walked, so a damaged tree cannot
+ * loop.  Memory: about 24 bytes per name plus the name's length (and, while
+ * building, 5 bytes per directory).  The table is a snapshot of M: free it
+ * with e2map_paths_free (NULL is a no-op) before closing M, or after.
+ * Returns 0, -ENOMEM, or -EFBIG past 2^32 names.
+ */
+#define E2MAP_PATHS_MAX_DEPTH 4096
+typedef struct e2map_paths e2map_paths_t;
+E2MAP_API int e2map_paths_build(e2map_t *m, e2map_paths_t **out);
+E2MAP_API void e2map_paths_free(e2map_paths_t *p);
+/*
+ * CB for each path of inode INO ("/dir/name", "/" for the root; LEN bytes,
+ * NUL-terminated, any byte but NUL possible, borrowed for the call), the
+ * shortest first (breadth first; at one depth, in the order found).  An inode
+ * no directory names (unreachable, or a special inode such as <8>) gets
+ * no call.  A non-zero return from CB stops and is returned; else 0 or
+ * -ENOMEM.
+ */
+typedef int (*e2map_path_cb)(const char *path, size_t len, void *payload);
+E2MAP_API int e2map_inode_paths(const e2map_paths_t *p, uint64_t ino,
+				e2map_path_cb cb, void *payload);
 
 /*
  * Run on F what `e2map check` runs per inode: the whole SEEK_DATA/SEEK_HOLE
@@ -219,6 +250,16 @@ struct e2map_check_stats {
 	uint64_t seeks, fiemaps, extents;
 };
 E2MAP_API int e2map_file_check(e2map_file_t *f, struct e2map_check_stats *st);
+/*
+ * The same for inode INO, reached as the kernel reaches it: an EA inode
+ * (EXT4_EA_INODE_FL, on a filesystem with ea_inode: it holds a large xattr
+ * value, no name or handle opens it) as the xattr code reads it, with
+ * ext4_xattr_inode_iget's checks; any other inode as e2map_file_open_ino
+ * (so -ELOOP for a symlink, -ENXIO for a special file).  Returns 0, the
+ * open's error or the walk's.
+ */
+E2MAP_API int e2map_inode_check(e2map_t *m, uint64_t ino,
+				struct e2map_check_stats *st);
 
 /*
  * Metadata blocks (inode tables, extent and indirect blocks) read from the

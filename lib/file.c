@@ -99,12 +99,36 @@ static int check_symlink(e2map_file_t *f)
 }
 
 /*
+ * check_igot_inode: an EA inode (EXT4_EA_INODE_FL) is reached only through
+ * its parent's xattr entry.  A name naming one is corrupt; a handle (our
+ * "<INO>") is stale, as open_by_handle_at answers on 6.18; as an EA inode
+ * it must carry the flag and no xattrs of its own.
+ */
+static int check_ea_flag(e2map_file_t *f, enum e2map_iget how)
+{
+	bool ea = f->inode->i_flags & EXT4_EA_INODE_FL;
+
+	if (how == E2MAP_IGET_EA && !ea)
+		return e2map__fail(f->m, -EUCLEAN, "inode %u: missing EA_INODE "
+				   "flag", f->ino);
+	if (how == E2MAP_IGET_EA && (f->xattr_in_inode || f->file_acl))
+		return e2map__fail(f->m, -EUCLEAN, "inode %u: EA inode with "
+				   "extended attributes", f->ino);
+	if (how == E2MAP_IGET_HANDLE && ea)
+		return e2map__fail(f->m, -ESTALE, "inode %u is an EA inode: "
+				   "only its parent's xattr reaches it", f->ino);
+	if (how == E2MAP_IGET_NAME && ea)
+		return e2map__fail(f->m, -EUCLEAN, "inode %u: unexpected "
+				   "EA_INODE flag", f->ino);
+	return 0;
+}
+
+/*
  * The rest of __ext4_iget: the mode must be a known type (even for the
  * boot loader inode, made bad and then refused), casefolding
- * needs the feature, and an EA inode is never reached by name
- * (check_igot_inode).
+ * needs the feature, and the EA inode flag must fit how it was reached.
  */
-static int check_mode(e2map_file_t *f)
+static int check_mode(e2map_file_t *f, enum e2map_iget how)
 {
 	uint16_t mode = f->inode->i_mode;
 	uint32_t flags = f->inode->i_flags;
@@ -122,14 +146,11 @@ static int check_mode(e2map_file_t *f)
 	    !ext2fs_has_feature_casefold(f->m->fs->super))
 		return e2map__fail(f->m, -EUCLEAN, "inode %u: casefold flag "
 				   "without casefold feature", f->ino);
-	if (flags & EXT4_EA_INODE_FL)
-		return e2map__fail(f->m, -EUCLEAN, "inode %u: unexpected "
-				   "EA_INODE flag", f->ino);
-	return 0;
+	return check_ea_flag(f, how);
 }
 
 /* __ext4_iget: a checked in-memory inode, whatever its type. */
-static int iget_init(e2map_t *m, ext2_ino_t ino, bool by_number,
+static int iget_init(e2map_t *m, ext2_ino_t ino, enum e2map_iget how,
 		     e2map_file_t *f)
 {
 	int err;
@@ -138,14 +159,14 @@ static int iget_init(e2map_t *m, ext2_ino_t ino, bool by_number,
 	f->ino = ino;
 	if (!(f->buf = malloc(m->bs)))
 		return -ENOMEM;
-	if ((err = e2map__inode_load(f, by_number)) < 0 ||
+	if ((err = e2map__inode_load(f, how == E2MAP_IGET_HANDLE)) < 0 ||
 	    (err = pick_source(f)) < 0)
 		return err;
-	return check_mode(f);
+	return check_mode(f, how);
 }
 
-int e2map__iget(e2map_t *m, ext2_ino_t ino, bool by_number,
-		e2map_file_t **out)
+int e2map__iget_how(e2map_t *m, ext2_ino_t ino, enum e2map_iget how,
+		    e2map_file_t **out)
 {
 	e2map_file_t *f;
 	int err;
@@ -153,12 +174,19 @@ int e2map__iget(e2map_t *m, ext2_ino_t ino, bool by_number,
 	*out = NULL;
 	if (!(f = calloc(1, sizeof(*f))))
 		return -ENOMEM;
-	if ((err = iget_init(m, ino, by_number, f)) < 0) {
+	if ((err = iget_init(m, ino, how, f)) < 0) {
 		e2map_file_close(f);
 		return err;
 	}
 	*out = f;
 	return 0;
+}
+
+int e2map__iget(e2map_t *m, ext2_ino_t ino, bool by_number,
+		e2map_file_t **out)
+{
+	return e2map__iget_how(m, ino, by_number ? E2MAP_IGET_HANDLE :
+			       E2MAP_IGET_NAME, out);
 }
 
 /* The open itself (ext4_file_open, ext4_dir_open), PARENT 0 by number. */

@@ -185,6 +185,21 @@ static void decode(e2map_file_t *f)
 		f->file_acl |= (uint64_t)in->osd2.linux2.l_i_file_acl_high << 32;
 }
 
+int e2map__inode_raw_flags(e2map_t *m, ext2_ino_t ino, uint32_t *flags)
+{
+	e2map_file_t f = { .m = m, .ino = ino };
+	int err;
+
+	if (!(f.buf = malloc(m->bs)))
+		return -ENOMEM;
+	if ((err = locate(&f)) == 0 &&
+	    (err = e2map__read_block(m, f.inode_pblk, f.buf)) == 0)
+		*flags = le32(f.buf + f.inode_off +
+			      offsetof(struct ext2_inode_large, i_flags));
+	free(f.buf);
+	return err;
+}
+
 int e2map__inode_load(e2map_file_t *f, bool by_number)
 {
 	int err;

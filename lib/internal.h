@@ -131,6 +131,22 @@ struct e2map_name {
 /* dirent.c: __ext4_find_entry, 0 and *INO, or -ENOENT, or the error. */
 int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
 		      uint32_t *ino);
+/*
+ * dirent.c, ext4_readdir's view of a directory: CB(INO, NAME) for each
+ * entry in use but "." and "..", up to the first entry that fails
+ * ext4_check_dir_entry (the rest of that block is skipped).  A non-zero
+ * CB result stops and is returned.  The block form takes directory block
+ * LBLK as read from PBLK into B, and fails with -EBADMSG (nothing listed)
+ * when its checksum does not match; the inline form reads i_block and
+ * system.data.
+ */
+typedef int (*e2map__dirent_cb)(uint32_t ino, const struct e2map_name *name,
+				void *payload);
+int e2map__dirblock_iterate(e2map_file_t *dir, uint32_t lblk, uint64_t pblk,
+			    const unsigned char *b, e2map__dirent_cb cb,
+			    void *payload);
+int e2map__inline_dir_iterate(e2map_file_t *dir, e2map__dirent_cb cb,
+			      void *payload);
 
 /* inode.c */
 uint64_t e2map__inode_blocks(const e2map_file_t *f);
@@ -141,10 +157,17 @@ uint64_t e2map__inode_blocks(const e2map_file_t *f);
 int e2map__lookup(e2map_t *m, const char *path, bool follow, ext2_ino_t *ino,
 		  ext2_ino_t *parent);
 int e2map__inode_load(e2map_file_t *f, bool by_number);
+/* i_flags of INO as its inode table holds them, before any check. */
+int e2map__inode_raw_flags(e2map_t *m, ext2_ino_t ino, uint32_t *flags);
 
 /* file.c: __ext4_iget (every check, any type); close with e2map_file_close */
 int e2map__iget(e2map_t *m, ext2_ino_t ino, bool by_number,
 		e2map_file_t **out);
+/* How an inode is reached: by a name, by handle ("<INO>"), or as the EA
+ * inode holding an xattr value (ext4_xattr_inode_iget). */
+enum e2map_iget { E2MAP_IGET_NAME, E2MAP_IGET_HANDLE, E2MAP_IGET_EA };
+int e2map__iget_how(e2map_t *m, ext2_ino_t ino, enum e2map_iget how,
+		    e2map_file_t **out);
 bool e2map__fast_symlink(const e2map_file_t *f);
 /* An open file without a block map (a FIFO): lseek and FIEMAP by type. */
 bool e2map__unmapped(const e2map_file_t *f);

@@ -29,6 +29,7 @@ static void decode(const unsigned char *raw, uint64_t ino, struct e2map_inode *o
 	out->links = le16(raw + 26);
 	out->size = le32(raw + 4) | (uint64_t)le32(raw + 108) << 32;
 	out->err = 0;
+	out->flags = le32(raw + 32);
 }
 
 /* Calls CB for each inode of group G in use; a non-zero CB result stops. */
@@ -40,7 +41,7 @@ static int scan_group(e2map_t *m, dgrp_t g, unsigned char *buf,
 	uint32_t i, n = group_inodes(fs, g);
 	uint64_t first = (uint64_t)g * fs->super->s_inodes_per_group + 1;
 	uint64_t table = ext2fs_inode_table_loc(fs, g);
-	struct e2map_inode in = { first, 0, 0, 0, 0 };
+	struct e2map_inode in = { first, 0, 0, 0, 0, 0 };
 	int err;
 
 	if (n && !e2map__block_valid(m, table, (n + per - 1) / per)) {

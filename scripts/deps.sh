@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install what building and testing e2map needs, when it is missing (Debian).
 set -e
-pkgs="build-essential g++ pkg-config e2fsprogs libext2fs-dev comerr-dev libcriterion-dev xfsprogs gzip attr"
+pkgs="build-essential g++ pkg-config e2fsprogs libext2fs-dev comerr-dev libcriterion-dev libjansson-dev xfsprogs gzip attr"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

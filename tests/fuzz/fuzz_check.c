@@ -1,8 +1,9 @@
 /*
  * libFuzzer target: the input is an image.  It is opened through libext2fs
- * from a memory-backed file and every inode goes through the check walk,
+ * from a memory-backed file and every inode goes through the check walk
+ * (e2map_inode_check, as `e2map check`), the path table is built and read
  * and a few path lookups run, so any crash, hang or out-of-bounds read in
- * the mapping or lookup code shows.
+ * the mapping, directory or lookup code shows.
  */
 #include <e2map.h>
 
@@ -13,16 +14,23 @@
 
 #define PAD (256 << 20)
 
+static int count_path(const char *path, size_t len, void *payload)
+{
+	(void)path;
+	*(size_t *)payload += len;
+	return 0;
+}
+
 static int visit(e2map_t *m, const struct e2map_inode *in, void *payload)
 {
 	struct e2map_check_stats st;
-	e2map_file_t *f;
+	size_t total = 0;
 
-	(void)payload;
-	if (in->err || e2map_file_open_ino(m, in->ino, &f))
+	if (in->err)
 		return 0;
-	e2map_file_check(f, &st);
-	e2map_file_close(f);
+	e2map_inode_check(m, in->ino, &st);
+	if (payload)
+		e2map_inode_paths(payload, in->ino, count_path, &total);
 	return 0;
 }
 
@@ -63,7 +71,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (e2map_open(path, NULL, &m) == 0) {
-		e2map_scan(m, visit, NULL);
+		e2map_paths_t *p = NULL;
+
+		e2map_paths_build(m, &p);
+		e2map_scan(m, visit, p);
+		e2map_paths_free(p);
 		lookups(m);
 		e2map_close(m);
 	}

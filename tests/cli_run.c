@@ -1,0 +1,91 @@
+/* Running the e2map binary from a test: see cli_run.h. */
+#include "cli_run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* stdout and stderr go to temporary files: no pipe can fill up. */
+static FILE *scratch(void)
+{
+	return tmpfile();
+}
+
+/* ARGV with stdout on OUT, stderr on ERR, stdin empty; exit status. */
+static int spawn(char **argv, int out, int err)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -2;
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDONLY);
+
+		if (nul >= 0)
+			dup2(nul, 0);
+		dup2(out, 1);
+		dup2(err, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -2;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(FILE *f, size_t *len)
+{
+	long n;
+	char *s;
+
+	if (fseek(f, 0, SEEK_END) < 0)
+		return NULL;
+	n = ftell(f);
+	if (n < 0 || !(s = malloc((size_t)n + 1)))
+		return NULL;
+	rewind(f);
+	*len = fread(s, 1, (size_t)n, f);
+	s[*len] = '\0';
+	return s;
+}
+
+int cli_run(const char *const *args, struct cli_out *r)
+{
+	const char *bin = getenv("E2MAP");
+	FILE *out = scratch(), *err = scratch();
+	size_t n = 0;
+	char **argv;
+	int rc = -1;
+
+	memset(r, 0, sizeof(*r));
+	while (args[n])
+		n++;
+	argv = calloc(n + 2, sizeof(*argv));
+	if (bin && out && err && argv) {
+		argv[0] = (char *)bin;
+		memcpy(argv + 1, args, n * sizeof(*argv));
+		r->status = spawn(argv, fileno(out), fileno(err));
+		r->out = slurp(out, &r->out_len);
+		r->err = slurp(err, &r->err_len);
+		rc = r->out && r->err && r->status != -2 ? 0 : -1;
+	}
+	free(argv);
+	if (out)
+		fclose(out);
+	if (err)
+		fclose(err);
+	return rc;
+}
+
+void cli_out_free(struct cli_out *r)
+{
+	free(r->out);
+	free(r->err);
+	memset(r, 0, sizeof(*r));
+}

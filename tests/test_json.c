@@ -1,0 +1,673 @@
+/*
+ * --json, parsed back with jansson and held to the schemas of e2map(1),
+ * JSON OUTPUT: one line, valid UTF-8, known keys of the documented types,
+ * integers above 2^53-1 as decimal strings (and only those), names that are
+ * not UTF-8 with U+FFFD per invalid byte and the exact bytes in KEY_hex.
+ * The values are the kernel's: each `seek -a -r`, `fiemap -v` and
+ * `filefrag -v` entry of testdata/NAME.golden (what xfs_io and filefrag
+ * printed on the mount) is run again with --json and compared, and check's
+ * paths are testdata/NAME.paths (find on the mount).
+ */
+#include <criterion/criterion.h>
+
+#include <jansson.h>
+#include <linux/fiemap.h>
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calls.h"
+#include "cli_run.h"
+#include "fixture.h"
+
+#define MAX_SAFE 9007199254740991ULL	/* 2^53 - 1 */
+
+enum kind { K_UINT, K_UINT_OR_NULL, K_STRING, K_NAME, K_BOOL, K_OBJECT,
+	    K_ARRAY };
+
+/* One member of an object: for K_ARRAY, SUB describes object elements,
+ * else the elements are strings; for K_OBJECT, SUB is its members. */
+struct field {
+	const char *key;
+	enum kind kind;
+	bool optional;
+	const struct field *sub;
+};
+
+static const struct field error_schema[] = {
+	{ "errno", K_UINT, false, NULL },
+	{ "name", K_STRING, false, NULL },
+	{ "message", K_STRING, false, NULL },
+	{ "detail", K_NAME, true, NULL },
+	{ NULL, 0, false, NULL },
+};
+
+static const struct field seek_result[] = {
+	{ "whence", K_STRING, false, NULL },
+	{ "start", K_UINT, false, NULL },
+	{ "offset", K_UINT_OR_NULL, false, NULL },
+	{ NULL, 0, false, NULL },
+};
+
+static const struct field seek_schema[] = {
+	{ "file", K_NAME, false, NULL },
+	{ "results", K_ARRAY, false, seek_result },
+	{ NULL, 0, false, NULL },
+};
+
+#define EXTENT_FIELDS \
+	{ "logical", K_UINT, false, NULL }, \
+	{ "physical", K_UINT, false, NULL }, \
+	{ "length", K_UINT, false, NULL }, \
+	{ "flags", K_UINT, false, NULL }, \
+	{ "flag_names", K_ARRAY, false, NULL }
+
+static const struct field fiemap_extent[] = {
+	EXTENT_FIELDS,
+	{ NULL, 0, false, NULL },
+};
+
+static const struct field fiemap_schema[] = {
+	{ "file", K_NAME, false, NULL },
+	{ "size", K_UINT, false, NULL },
+	{ "block_size", K_UINT, false, NULL },
+	{ "extents", K_ARRAY, false, fiemap_extent },
+	{ NULL, 0, false, NULL },
+};
+
+static const struct field filefrag_extent[] = {
+	EXTENT_FIELDS,
+	{ "logical_block", K_UINT, false, NULL },
+	{ "physical_block", K_UINT, false, NULL },
+	{ "blocks", K_UINT, false, NULL },
+	{ NULL, 0, false, NULL },
+};
+
+/* Either "error", or all of size..extents. */
+static const struct field filefrag_file[] = {
+	{ "file", K_NAME, false, NULL },
+	{ "size", K_UINT, true, NULL },
+	{ "block_size", K_UINT, true, NULL },
+	{ "unit", K_UINT, true, NULL },
+	{ "extents_found", K_UINT, true, NULL },
+	{ "extents", K_ARRAY, true, filefrag_extent },
+	{ "error", K_OBJECT, true, error_schema },
+	{ NULL, 0, false, NULL },
+};
+
+static const struct field filefrag_schema[] = {
+	{ "files", K_ARRAY, false, filefrag_file },
+	{ NULL, 0, false, NULL },
+};
+
+static const struct field check_path[] = {
+	{ "path", K_NAME, false, NULL },
+	{ NULL, 0, false, NULL },
+};
+
+static const struct field check_inode[] = {
+	{ "ino", K_UINT, false, NULL },
+	{ "kind", K_STRING, false, NULL },
+	{ "paths", K_ARRAY, false, check_path },
+	{ "ok", K_BOOL, false, NULL },
+	{ "error", K_OBJECT, true, error_schema },
+	{ NULL, 0, false, NULL },
+};
+
+static const struct field check_schema[] = {
+	{ "image", K_NAME, false, NULL },
+	{ "inodes", K_ARRAY, false, check_inode },
+	{ "inodes_checked", K_UINT, false, NULL },
+	{ "errors", K_UINT, false, NULL },
+	{ "scan_error", K_OBJECT, true, error_schema },
+	{ NULL, 0, false, NULL },
+};
+
+/* ---- the two rules ---- */
+
+/* The documented integer rule: a number up to 2^53-1, a string above. */
+static uint64_t uint_value(const json_t *v, const char *key)
+{
+	unsigned long long u;
+	char *end;
+
+	if (json_is_integer(v)) {
+		cr_assert_geq(json_integer_value(v), 0, "%s negative", key);
+		cr_assert_leq((uint64_t)json_integer_value(v), MAX_SAFE,
+			      "%s: %lld above 2^53-1 as a number", key,
+			      json_integer_value(v));
+		return (uint64_t)json_integer_value(v);
+	}
+	cr_assert(json_is_string(v), "%s: not an integer or a string", key);
+	u = strtoull(json_string_value(v), &end, 10);
+	cr_assert(!*end && json_string_value(v)[0] != '0', "%s: \"%s\"", key,
+		  json_string_value(v));
+	cr_assert_gt(u, MAX_SAFE, "%s: %llu as a string", key, u);
+	return u;
+}
+
+/* Bytes of lowercase hex HEX; NULL when it is not such hex. */
+static unsigned char *unhex(const char *hex, size_t *len)
+{
+	size_t n = strlen(hex);
+	unsigned char *b = malloc(n / 2 + 1);
+
+	cr_assert(b && n % 2 == 0, "odd hex %s", hex);
+	for (size_t i = 0; i < n / 2; i++) {
+		unsigned hi, lo;
+
+		cr_assert(sscanf(hex + 2 * i, "%1x%1x", &hi, &lo) == 2 &&
+			  !strchr("ABCDEF", hex[2 * i]) &&
+			  !strchr("ABCDEF", hex[2 * i + 1]), "bad hex %s", hex);
+		b[i] = (unsigned char)(hi << 4 | lo);
+	}
+	*len = n / 2;
+	return b;
+}
+
+/* How many bytes the lead byte C promises (0: none could start here). */
+static size_t lead_len(unsigned char c)
+{
+	return c < 0x80 ? 1 : c < 0xc0 ? 0 : c < 0xe0 ? 2 : c < 0xf0 ? 3 :
+	       c < 0xf8 ? 4 : 0;
+}
+
+/*
+ * The name rule, with jansson's own UTF-8 check as the judge of each
+ * sequence: BYTES with every byte that starts no valid sequence as U+FFFD.
+ */
+static char *replaced(const unsigned char *b, size_t n, bool *valid)
+{
+	char *out = malloc(3 * n + 1), *p = out;
+	size_t i = 0, len;
+
+	*valid = true;
+	while (i < n) {
+		json_t *ok = NULL;
+
+		len = lead_len(b[i]);
+		if (len && i + len <= n)
+			ok = json_stringn((const char *)b + i, len);
+		if (!ok) {
+			memcpy(p, "\xef\xbf\xbd", 3);
+			p += 3;
+			i++;
+			*valid = false;
+			continue;
+		}
+		json_decref(ok);
+		memcpy(p, b + i, len);
+		p += len;
+		i += len;
+	}
+	*p = '\0';
+	return out;
+}
+
+/* The bytes OBJ[KEY] stands for (malloc'd, NUL-terminated), rule checked. */
+static char *name_value(const json_t *obj, const char *key, size_t *len)
+{
+	char hexkey[64];
+	const json_t *hex;
+	const char *text = json_string_value(json_object_get(obj, key));
+	unsigned char *bytes;
+	char *want;
+	bool valid;
+
+	snprintf(hexkey, sizeof(hexkey), "%s_hex", key);
+	hex = json_object_get(obj, hexkey);
+	cr_assert(text, "%s is not a string", key);
+	if (!hex) {
+		*len = json_string_length(json_object_get(obj, key));
+		return strndup(text, *len);
+	}
+	cr_assert(json_is_string(hex), "%s is not a string", hexkey);
+	bytes = unhex(json_string_value(hex), len);
+	want = replaced(bytes, *len, &valid);
+	cr_expect(!valid, "%s present for a UTF-8 name", hexkey);
+	cr_expect_str_eq(text, want, "%s does not follow the U+FFFD rule", key);
+	free(want);
+	bytes[*len] = '\0';
+	return (char *)bytes;
+}
+
+/* ---- the schema walk ---- */
+
+static void validate(const json_t *v, const struct field *schema,
+		     const char *where);
+
+static bool known_key(const struct field *schema, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const struct field *f = schema; f->key; f++)
+		if (!strcmp(f->key, key) ||
+		    (f->kind == K_NAME && n == strlen(f->key) + 4 &&
+		     !strncmp(key, f->key, n - 4) && !strcmp(key + n - 4, "_hex")))
+			return true;
+	return false;
+}
+
+static void validate_member(const json_t *obj, const struct field *f,
+			    const char *where)
+{
+	const json_t *v = json_object_get(obj, f->key);
+	size_t i, len;
+	json_t *e;
+
+	if (!v) {
+		cr_assert(f->optional, "%s: no \"%s\"", where, f->key);
+		return;
+	}
+	switch (f->kind) {
+	case K_UINT_OR_NULL:
+		if (json_is_null(v))
+			break;
+		/* fall through */
+	case K_UINT: uint_value(v, f->key); break;
+	case K_STRING: cr_assert(json_is_string(v), "%s.%s", where, f->key); break;
+	case K_NAME: free(name_value(obj, f->key, &len)); break;
+	case K_BOOL: cr_assert(json_is_boolean(v), "%s.%s", where, f->key); break;
+	case K_OBJECT: validate(v, f->sub, f->key); break;
+	case K_ARRAY:
+		cr_assert(json_is_array(v), "%s.%s not an array", where, f->key);
+		json_array_foreach(v, i, e) {
+			if (f->sub)
+				validate(e, f->sub, f->key);
+			else
+				cr_assert(json_is_string(e), "%s.%s[%zu]",
+					  where, f->key, i);
+		}
+		break;
+	}
+}
+
+static void validate(const json_t *v, const struct field *schema,
+		     const char *where)
+{
+	const char *key;
+	json_t *val;
+
+	cr_assert(json_is_object(v), "%s: not an object", where);
+	json_object_foreach((json_t *)v, key, val)
+		cr_assert(known_key(schema, key), "%s: unknown key \"%s\"",
+			  where, key);
+	for (const struct field *f = schema; f->key; f++)
+		validate_member(v, f, where);
+}
+
+/* OUT is one line of valid UTF-8 JSON (jansson refuses anything else). */
+static json_t *parse(const struct cli_out *r, const struct field *schema)
+{
+	json_error_t jerr;
+	json_t *doc;
+
+	cr_assert(r->out_len > 0 && r->out[r->out_len - 1] == '\n' &&
+		  !memchr(r->out, '\n', r->out_len - 1), "not one line: %s",
+		  r->out);
+	doc = json_loadb(r->out, r->out_len, 0, &jerr);
+	cr_assert(doc, "invalid JSON (%s at %d): %s", jerr.text, jerr.position,
+		  r->out);
+	validate(doc, schema, "document");
+	return doc;
+}
+
+/* ---- the kernel's answers: golden entries ---- */
+
+static char *img;
+
+static void cleanup(void)
+{
+	fixture_remove(img);
+	img = NULL;
+}
+
+static uint64_t get_u(const json_t *o, const char *key)
+{
+	return uint_value(json_object_get(o, key), key);
+}
+
+/* The JSON "file" is PATH as typed, byte for byte. */
+static void expect_file(const json_t *o, const char *path)
+{
+	size_t len;
+	char *name = name_value(o, "file", &len);
+
+	cr_expect(len == strlen(path) && !memcmp(name, path, len),
+		  "file %s is not %s", name, path);
+	free(name);
+}
+
+/* xfs_io's "DATA\t0" / "HOLE\tEOF" lines against "results". */
+static void compare_seek(const char *path, const char *golden)
+{
+	const char *args[] = { "seek", "-a", "-r", "--json", img, path, "0",
+			       NULL };
+	const char *l = strchr(golden, '\n') + 1;
+	struct cli_out r;
+	json_t *doc, *res;
+	size_t i = 0;
+
+	cr_assert_eq(cli_run(args, &r), 0);
+	cr_assert_eq(r.status, 0, "%s: %s", path, r.err);
+	doc = parse(&r, seek_schema);
+	expect_file(doc, path);
+	res = json_object_get(doc, "results");
+	for (; *l; l = strchr(l, '\n') + 1, i++) {
+		const json_t *e = json_array_get(res, i), *off;
+		char whence[8], val[32];
+
+		cr_assert_eq(sscanf(l, "%7s %31s", whence, val), 2, "%s", l);
+		cr_assert(e, "%s: result %zu missing", path, i);
+		cr_expect_str_eq(json_string_value(json_object_get(e, "whence")),
+				 whence, "%s", path);
+		off = json_object_get(e, "offset");
+		if (!strcmp(val, "EOF"))
+			cr_expect(json_is_null(off), "%s: EOF not null", path);
+		else
+			cr_expect_eq(get_u(e, "offset"),
+				     strtoull(val, NULL, 10), "%s", path);
+	}
+	cr_expect_eq(json_array_size(res), i, "%s: extra results", path);
+	json_decref(doc);
+	cli_out_free(&r);
+}
+
+/* xfs_io -v's extent lines (512-byte units) against "extents". */
+static void compare_fiemap(const char *path, const char *golden)
+{
+	const char *args[] = { "fiemap", "--json", img, path, NULL };
+	struct cli_out r;
+	json_t *doc, *ext;
+	size_t i = 0;
+
+	cr_assert_eq(cli_run(args, &r), 0);
+	cr_assert_eq(r.status, 0, "%s: %s", path, r.err);
+	doc = parse(&r, fiemap_schema);
+	expect_file(doc, path);
+	ext = json_object_get(doc, "extents");
+	for (const char *l = golden; (l = strchr(l, '\n')) && *++l; ) {
+		unsigned long long lo, hi, plo, phi, total;
+		unsigned flags;
+		const json_t *e;
+
+		if (sscanf(l, "%*d: [%llu..%llu]: %llu..%llu %llu %x", &lo, &hi,
+			   &plo, &phi, &total, &flags) != 6)
+			continue;	/* the header, a hole */
+		cr_assert(e = json_array_get(ext, i++), "%s: too few", path);
+		/* xfs_io rounds down to 512 bytes (inline data is not
+		 * aligned); anything else must be whole sectors. */
+		if (!(flags & FIEMAP_EXTENT_NOT_ALIGNED))
+			cr_expect_eq((get_u(e, "logical") | get_u(e, "physical") |
+				      get_u(e, "length")) % 512, 0, "%s", path);
+		cr_expect_eq(get_u(e, "logical") / 512, lo, "%s", path);
+		cr_expect_eq(get_u(e, "physical") / 512, plo, "%s", path);
+		cr_expect_eq(get_u(e, "length") / 512, total, "%s", path);
+		cr_expect_eq(get_u(e, "flags"), flags, "%s", path);
+	}
+	cr_expect_eq(json_array_size(ext), i, "%s: extra extents", path);
+	json_decref(doc);
+	cli_out_free(&r);
+}
+
+/* The next line of *TEXT into BUF (without the newline); false at the end. */
+static bool next_line(const char **text, char *buf, size_t size)
+{
+	const char *nl = strchr(*text, '\n');
+	size_t n = nl ? (size_t)(nl - *text) : strlen(*text);
+
+	if (!**text)
+		return false;
+	snprintf(buf, size, "%.*s", (int)n, *text);
+	*text += n + (nl != NULL);
+	return true;
+}
+
+/* One extent line of filefrag -v against extent I (bytes when inline). */
+static bool compare_ff_extent(const char *path, const json_t *ext, size_t i,
+			    const char *line)
+{
+	unsigned long long lo, plo, len;
+	const json_t *e;
+
+	if (sscanf(line, "%*d: %llu.. %*u: %llu.. %*u: %llu:", &lo, &plo,
+		   &len) != 3)
+		return false;
+	cr_assert(e = json_array_get(ext, i), "%s: too few extents", path);
+	if (get_u(e, "flags") & FIEMAP_EXTENT_DATA_INLINE)
+		return true;	/* filefrag prints those in bytes */
+	cr_expect_eq(get_u(e, "logical_block"), lo, "%s: %s", path, line);
+	cr_expect_eq(get_u(e, "physical_block"), plo, "%s: %s", path, line);
+	cr_expect_eq(get_u(e, "blocks"), len, "%s: %s", path, line);
+	return true;
+}
+
+/* filefrag -v's table, size and count against the file's object. */
+static void compare_filefrag(const char *path, const char *golden)
+{
+	const char *args[] = { "filefrag", "--json", img, path, NULL };
+	size_t plen = strlen(path), i = 0;
+	unsigned long long size = ~0ULL;
+	char line[8192];
+	struct cli_out r;
+	json_t *doc, *file, *ext;
+	int found = -1;
+
+	cr_assert_eq(cli_run(args, &r), 0);
+	cr_assert_eq(r.status, 0, "%s: %s", path, r.err);
+	doc = parse(&r, filefrag_schema);
+	file = json_array_get(json_object_get(doc, "files"), 0);
+	expect_file(file, path);
+	ext = json_object_get(file, "extents");
+	while (next_line(&golden, line, sizeof(line))) {
+		if (!strncmp(line, "File size of ", 13) &&
+		    !strncmp(line + 13 + plen, " is ", 4))
+			size = strtoull(line + 13 + plen + 4, NULL, 10);
+		else if (!strncmp(line, path, plen) && line[plen] == ':')
+			found = atoi(line + plen + 1);
+		else if (compare_ff_extent(path, ext, i, line))
+			i++;
+	}
+	cr_expect_eq(json_array_size(ext), i, "%s: extra extents", path);
+	cr_expect_eq(get_u(file, "size"), size, "%s", path);
+	cr_expect_eq((int)get_u(file, "extents_found"), found, "%s", path);
+	json_decref(doc);
+	cli_out_free(&r);
+}
+
+/*
+ * "$ CMD IMAGE PATH[ 0]\tBYTES\tEXIT" entries with PATH free of spaces, at
+ * most MAX of each command (the runs cost a process each).
+ */
+/*
+ * One golden entry CMD with its output GOLD ("\n" + the bytes): compared
+ * when it is one of the three kinds and RUNS[kind] is below MAX.  1 when
+ * compared.
+ */
+static int replay_entry(char *cmd, const char *gold, size_t max,
+			size_t runs[3])
+{
+	char *path = strstr(cmd, " IMAGE ");
+	size_t plen;
+
+	if (!path || strchr(path += 7, '\t'))
+		return 0;
+	plen = strlen(path);
+	if (!strncmp(cmd, "seek -a -r ", 11) && plen > 2 &&
+	    !strcmp(path + plen - 2, " 0") && !memchr(path, ' ', plen - 2) &&
+	    runs[0]++ < max) {
+		path[plen - 2] = '\0';
+		compare_seek(path, gold + 1);
+	} else if (!strncmp(cmd, "fiemap -v IMAGE ", 16) &&
+		   !strchr(path, ' ') && runs[1]++ < max) {
+		compare_fiemap(path, gold);
+	} else if (!strncmp(cmd, "filefrag -v IMAGE ", 18) &&
+		   !strchr(path, ' ') && runs[2]++ < max) {
+		compare_filefrag(path, gold);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+static void replay_golden(const char *name, size_t max)
+{
+	char file[4096];
+	size_t len, seen = 0, runs[3] = { 0 };
+	char *text, *p;
+
+	img = fixture_image(name);
+	cr_assert(img, "cannot unpack %s", name);
+	snprintf(file, sizeof(file), "%s/%s.golden", fixture_testdata(), name);
+	cr_assert(text = calls_read_file(file, &len), "no %s(.gz)", file);
+	for (p = text; p && p < text + len; ) {
+		char cmd[4096], *tab = strchr(p, '\t'), *body, *gold;
+		unsigned long n;
+		int exit_status;
+
+		cr_assert(!strncmp(p, "$ ", 2) && tab, "bad golden entry");
+		snprintf(cmd, sizeof(cmd), "%.*s", (int)(tab - p - 2), p + 2);
+		cr_assert_eq(sscanf(tab, "\t%lu\t%d", &n, &exit_status), 2);
+		body = strchr(tab, '\n') + 1;
+		if (exit_status == 0) {
+			gold = strndup(body - 1, n + 1);
+			seen += replay_entry(cmd, gold, max, runs);
+			free(gold);
+		}
+		p = body + n;
+	}
+	free(text);
+	cr_expect_gt(seen, 30, "%s: only %zu entries compared", name, seen);
+}
+
+TestSuite(json, .timeout = 120, .fini = cleanup);
+
+/* Names that are not UTF-8; an htree directory's hole at 2^63-1. */
+Test(json, names_image_matches_the_kernel_tools)
+{
+	if (!getenv("E2MAP"))
+		cr_skip_test("E2MAP is not set (run through make check)");
+	replay_golden("ext4-names", 1000);
+}
+
+Test(json, ext4_4k_matches_the_kernel_tools)
+{
+	if (!getenv("E2MAP"))
+		cr_skip_test("E2MAP is not set (run through make check)");
+	replay_golden("ext4-4k", 25);
+}
+
+/* Inline data: extents in bytes, DATA_INLINE. */
+Test(json, ext4_inline_matches_the_kernel_tools)
+{
+	if (!getenv("E2MAP"))
+		cr_skip_test("E2MAP is not set (run through make check)");
+	replay_golden("ext4-inline", 25);
+}
+
+/* Block-mapped files (merged extents), 1 KiB blocks. */
+Test(json, ext3_1k_matches_the_kernel_tools)
+{
+	if (!getenv("E2MAP"))
+		cr_skip_test("E2MAP is not set (run through make check)");
+	replay_golden("ext3-1k", 25);
+}
+
+/* ---- check --json: every path against find on the mount ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "INO /PATH" of every path in the document, sorted; *N of them. */
+static char **document_paths(const json_t *doc, size_t *n)
+{
+	const json_t *in, *path;
+	size_t i, j, cap = 0, len;
+	char **v = NULL;
+
+	*n = 0;
+	json_array_foreach(json_object_get(doc, "inodes"), i, in) {
+		json_array_foreach(json_object_get(in, "paths"), j, path) {
+			char *name = name_value(path, "path", &len);
+
+			if (*n == cap)
+				v = realloc(v, (cap = cap ? 2 * cap : 256) *
+					       sizeof(*v));
+			cr_assert(asprintf(&v[(*n)++], "%llu %s",
+					   (unsigned long long)get_u(in, "ino"),
+					   name) > 0);
+			free(name);
+		}
+	}
+	qsort(v, *n, sizeof(*v), cmp_str);
+	return v;
+}
+
+/* The document's paths are the kernel's, NAME.paths, byte for byte. */
+static void compare_document_paths(const char *name, const json_t *doc)
+{
+	char file[4096], *text, **got;
+	size_t len, n, i, k = 0;
+
+	got = document_paths(doc, &n);
+	snprintf(file, sizeof(file), "%s/%s.paths", fixture_testdata(), name);
+	cr_assert(text = calls_read_file(file, &len), "no %s(.gz)", file);
+	for (i = 0; i < len; i += strlen(text + i) + 1, k++)
+		if (k >= n || strcmp(text + i, got[k])) {
+			cr_expect_fail("%s: the kernel has %s, check %s", name,
+				       text + i, k < n ? got[k] : "nothing");
+			break;
+		}
+	cr_expect_eq(k, n, "%s: %zu paths, the kernel %zu", name, n, k);
+	for (i = 0; i < n; i++)
+		free(got[i]);
+	free(got);
+	free(text);
+}
+
+static void check_json(const char *name, int want_status)
+{
+	const char *args[] = { "check", "--json", NULL, NULL };
+	size_t i, failed = 0;
+	struct cli_out r;
+	const json_t *in;
+	json_t *doc;
+
+	if (!getenv("E2MAP"))
+		cr_skip_test("E2MAP is not set (run through make check)");
+	img = fixture_image(name);
+	cr_assert(img);
+	args[2] = img;
+	cr_assert_eq(cli_run(args, &r), 0);
+	cr_expect_eq(r.status, want_status, "%s: %s", name, r.err);
+	doc = parse(&r, check_schema);
+	json_array_foreach(json_object_get(doc, "inodes"), i, in)
+		failed += !json_is_true(json_object_get(in, "ok"));
+	cr_expect_eq(get_u(doc, "inodes_checked"),
+		     json_array_size(json_object_get(doc, "inodes")));
+	cr_expect_eq(get_u(doc, "errors"), failed);
+	compare_document_paths(name, doc);
+	json_decref(doc);
+	cli_out_free(&r);
+}
+
+/* Every name of the mount, non-UTF-8 ones through name + name_hex. */
+Test(json, check_names_image_lists_the_kernels_paths)
+{
+	check_json("ext4-names", 0);
+}
+
+Test(json, check_corrupt_image)
+{
+	check_json("corrupt-4k", 1);
+}
+
+Test(json, check_ea_inode_image)
+{
+	check_json("ext4-ea_inode", 0);
+}
