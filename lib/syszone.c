@@ -211,6 +211,14 @@ bool e2map__inode_block_valid(const e2map_file_t *f, uint64_t pblk,
 {
 	const e2map_t *m = f->m;
 
+	/*
+	 * The mount never maps a special inode (below s_first_ino, the root
+	 * aside) through this check: e2map maps them by number for examiners,
+	 * as debugfs does, and the resize inode's blocks are reserved GDT
+	 * blocks, inside the zone by design.
+	 */
+	if (f->ino != EXT2_ROOT_INO && f->ino < EXT2_FIRST_INO(m->fs->super))
+		return e2map__block_valid(m, pblk, count);
 	if (!e2map__block_valid(m, pblk, count) ||
 	    zone_hit(&m->zone, pblk, count))
 		return false;
