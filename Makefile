@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # e2map: libe2map + the e2map CLI.  GNU Make.
 #   make            build lib/libe2map.a lib/libe2map.so cmd/e2map e2map.pc
 #   make run        build and run e2map on the bundled sample image

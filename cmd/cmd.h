@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The e2map command-line front end: the command table row, the commands,
  * and the helpers they share (number parsing, opening, the one-line error,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * e2map check: every inode in use through the whole mapping walk (seek
  * walk, FIEMAP listing, FIEMAP_FLAG_XATTR), one line per inode with its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * `e2map fiemap`: what `xfs_io -r -c "fiemap [-a] [-l] [-v] [-n N] [off
  * [len]]" FILE` prints, byte for byte (xfsprogs io/fiemap.c).  Like xfs_io

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * `e2map filefrag`: what e2fsprogs 1.47 `filefrag [-v] [-e] [-k] [-b SIZE]
  * [-s] [-x] FILE...` prints, byte for byte (misc/filefrag.c).  Per file it

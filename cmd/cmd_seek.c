@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * `e2map seek`: what `xfs_io -r -c "seek -a|-d|-h [-r] [-s] OFF" FILE`
  * prints, byte for byte (xfsprogs io/seek.c): the first hole and/or data at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * --json through jansson: the library does the syntax and the escaping;
  * this file adds the two rules e2map(1) documents under JSON OUTPUT.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * e2map: the command table, dispatch, `e2map help`, `--version`, and the
  * check that everything written to stdout really got there (git's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Helpers every command shares: the one-line error printer for e2map's own
  * errors ("e2map: WHAT: REASON (detail)", style guide §4, control bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Block-mapped inodes (ext2, ext3, ext4 without extents): the kernel's
  * ext4_ind_map_blocks on a cache miss (spec §3.4, §8.2).  A mapped run

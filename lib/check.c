@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Exercise one open inode the way `e2map check` does: the whole
  * SEEK_DATA/SEEK_HOLE walk, the whole FIEMAP listing in xfs_io's batches,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * fscrypt as a mount without keys sees it: the encryption context xattr
  * ("c", index 9) read as ext4_xattr_get does, the policy checks of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Finding a name in one directory as __ext4_find_entry does on a fresh
  * mount: inline directories, the htree probe (dx_probe, with its checks

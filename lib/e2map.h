@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libe2map: answer lseek(SEEK_DATA/SEEK_HOLE) and FS_IOC_FIEMAP for a file
  * inside an unmounted ext2/ext3/ext4 image, exactly as the Linux kernel does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The one error border of libe2map: com_err codes from libext2fs become
  * negative errnos here, and the detail of the last failure is kept on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The simulated extent-status cache of one inode (fs/ext4/extents_status.c,
  * spec §3.3): disjoint ranges, always maximally merged, with the kernel's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Extent-mapped inodes: the kernel's lookup on a cache miss
  * (ext4_find_extent + ext4_ext_map_blocks, spec §3.3, §8.1), its node

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * e2map_fiemap: FS_IOC_FIEMAP on ext4 (spec §2, §3.1): the request checks
  * in the kernel's order (ioctl_fiemap, ext4_fiemap, fiemap_prep), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Open inodes and the one mapping walk every answer goes through:
  * e2map__map_blocks is ext4_map_blocks (extent-status cache first, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Opening an image: a read-only libext2fs handle (never EXT2_FLAG_RW, so
  * unix_io opens the file O_RDONLY), the geometry checks the kernel makes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The in-inode extended-attribute area: whether it exists (the kernel's
  * EXT4_STATE_XATTR), where system.data lies (inline data, spec §3.5), and

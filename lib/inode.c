@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * From a file spec ("/dir/file" or "<INO>") to an open inode: the name
  * lookup, a private copy of the on-disk inode, and the checks __ext4_iget

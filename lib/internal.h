@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private structures of libe2map, shared by lib/ only.
  * The handle layout mirrors the kernel's objects: struct e2map is a mounted

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Largest file sizes, as ext4_max_size() and ext4_max_bitmap_size() compute
  * them at mount (spec §6).  Every offset check of lseek and FIEMAP hangs on

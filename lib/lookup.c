@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Path lookup as the kernel does it on a fresh mount: e2map__find_entry in
  * each directory, ext4_lookup's checks on the entry, __ext4_iget on every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Numbers with units and e2map_open's option string.  One parser serves
  * the library's "offset=" and every number the CLI reads (offsets,

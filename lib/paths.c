@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The path table: every name of every inode, from one breadth-first pass
  * over the directories reachable from the root, each directory read once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Whole-image iteration: every inode in use, read straight from the inode
  * tables (not the bitmaps, which a damaged image may get wrong or fail to

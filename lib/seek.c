@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * e2map_lseek: ext4_llseek and ext4_dir_llseek (spec §5).  SEEK_DATA and
  * SEEK_HOLE walk the same mapper as FIEMAP (iomap_seek_data/_hole), so they

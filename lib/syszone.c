@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The kernel's "system zone" (fs/ext4/block_validity.c): the blocks a
  * mount with block_validity (the default) refuses to see referenced by an

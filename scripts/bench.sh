@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # scripts/bench.sh: e2map against the tools a user would otherwise run, in
 # one run, reported as ratios (competitor time / e2map time; > 1 means e2map
 # is faster).

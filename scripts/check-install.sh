@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # After `make install DESTDIR=ROOT`: build programs against the installed
 # files the way a user would, with pkg-config only, and run them.
 #   - `pkg-config --cflags e2map` names e2map's include directory only

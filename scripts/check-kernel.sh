@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Live differential run against the kernel: N random images (default 50),
 # each built by mkfs and filled with real operations through a rw mount, then
 # recorded from the kernel (scripts/record.sh: probe --kernel-remount and the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Install what building and testing e2map needs, when it is missing (Debian).
 set -e
 pkgs="build-essential g++ pkg-config e2fsprogs libext2fs-dev comerr-dev libcriterion-dev libjansson-dev xfsprogs gzip attr"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Seed inputs for the fuzz target: the small testdata images and the
 # e2fsprogs corpus images (decompressed), each at most 4 MiB.  The corpus
 # is the shipped testdata/corpus/e2fsprogs, then the directories of

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Rebuild testdata/ from nothing with the kernel on this machine: the
 # images (mkimages.sh, mkcorrupt.sh, mkspecial.sh; mkzone.sh, mkhash.sh and
 # mkcasefold.sh record their own), then the kernel's answers for every

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # scripts/mkcasefold.sh OUTDIR
 #
 # Images with casefolded directories (the casefold feature, chattr +F) and

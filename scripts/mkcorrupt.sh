@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # scripts/mkcorrupt.sh OUTDIR
 #
 # Damaged images for the kernel-parity tests: the kernel writes a healthy

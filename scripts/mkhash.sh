@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # scripts/mkhash.sh OUTDIR
 #
 # Images for the directory-hash signedness rule, written by the kernel and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # scripts/mkimages.sh OUTDIR
 #
 # Build e2map's test images with the real kernel: mke2fs an empty sparse

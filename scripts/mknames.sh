@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # scripts/mknames.sh OUTDIR
 #
 # Two small kernel-made images for `check`, the path table and --json

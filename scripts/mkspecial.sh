@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # scripts/mkspecial.sh OUTDIR
 #
 # special-1k.img.gz: files that are neither regular files nor directories,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # scripts/mkzone.sh OUTDIR
 #
 # Images whose files point at the blocks the kernel's system zone

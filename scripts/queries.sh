@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Generate a .calls query set (no results) for every file, directory and
 # symlink of an image mounted at MNTDIR (a throwaway mount: the extent layout
 # is read from it with filefrag -v; the answers are recorded later on fresh

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Record, from the kernel, what e2map's path table and handle opens must
 # match for one image (a fresh `mount -o loop,ro,noload`, or `loop,ro`
 # where the filesystem refuses noload):

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Record the kernel's answers for one image: OUTDIR/NAME.calls (lseek and
 # FIEMAP through tests/probe, a fresh mount per open) and OUTDIR/NAME.golden
 # (xfs_io / filefrag output, a fresh mount per command).  Everything comes

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Show e2map on the bundled sample image: seek, fiemap and filefrag for a
 # few files.  No root needed; the image is a scratch copy.
 #

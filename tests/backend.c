@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The two backends of the .calls format: the kernel (a mounted tree, or a
  * fresh read-only loop mount per open) and libe2map (an image), and the

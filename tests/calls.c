@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The .calls text: a growable buffer, errno names, parsing and formatting
  * of calls and results, and the line-by-line replay of a recording.  The

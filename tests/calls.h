@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The .calls format: a recorded sequence of open/lseek/FS_IOC_FIEMAP calls
  * and the kernel's answers, executed against the kernel (a mounted tree) or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Running the e2map binary from a test: see cli_run.h. */
 #include "cli_run.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Running the e2map binary from a test: argv in, exit status, stdout and
  * stderr out (whole, any size), with testdata images decompressed once.

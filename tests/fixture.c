@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Scratch images for the tests: never the files in testdata/ themselves. */
 #include "fixture.h"
 

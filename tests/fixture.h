@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Test fixtures: scratch copies of testdata images, and their digests. */
 #ifndef E2MAP_TESTS_FIXTURE_H
 #define E2MAP_TESTS_FIXTURE_H

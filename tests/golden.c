@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * .golden replay: run the e2map CLI with each recorded argument line and
  * compare its stdout, exit status and (where recorded) stderr with what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The public header compiles alone, with no warning, as C89, C11 and
  * C++98 (-pedantic): every type and function of it is used below, in code

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * probe: run a .calls query list against the kernel or libe2map and print
  * the answers in the .calls format (tests/calls.h).  Input lines may carry

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Lookups in casefolded directories: every testdata/NAME.lookups[.gz] (by
  * scripts/mkcasefold.sh, from the kernel where it has CONFIG_UNICODE, else

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * `e2map check` on kernel-made images: what it counts as an error (the
  * expected answers: `e2fsck -fn` is clean on the image, or the kernel

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The CLI's argument handling, without kernel data: exit statuses (2 for
  * usage, 1 for e2map's own failures), one-line "e2map: ..." errors with

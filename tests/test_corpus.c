@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Every image of the e2fsprogs corpus (testdata/corpus/e2fsprogs, mostly
  * corrupted on purpose, plus any $E2MAP_CORPUS or ../shared adds: see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * --json, parsed back with jansson and held to the schemas of e2map(1),
  * JSON OUTPUT: one line, valid UTF-8, known keys of the documented types,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Library behaviour that needs no kernel recording: bad input gets a clear
  * error and never a crash, lookups stay within depth + 1 metadata reads,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Inode numbers and names against the kernel's mount, as recorded by
  * scripts/record-paths.sh: NAME.handles (open_by_handle_at on every file

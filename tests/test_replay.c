@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Replay every kernel recording in testdata/ (E2MAP_TESTDATA overrides):
  * NAME.calls through libe2map, line by line, and NAME.golden through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target: the input is an image.  It is opened through libext2fs
  * from a memory-backed file and every inode goes through the check walk
