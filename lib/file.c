@@ -239,6 +239,16 @@ int e2map_file_open_ino(e2map_t *m, uint64_t ino, e2map_file_t **out)
 	return file_new(m, (ext2_ino_t)ino, 0, out);
 }
 
+/* The lookup part of open(2) and stat(2): PATH to its inode and parent. */
+static int lookup_spec(e2map_t *m, const char *path, bool follow,
+		       ext2_ino_t *ino, ext2_ino_t *parent)
+{
+	m->errmsg[0] = '\0';
+	if (!*path)
+		return e2map__fail(m, -ENOENT, "empty path");
+	return e2map__lookup(m, path, follow, ino, parent);
+}
+
 int e2map_file_open_flags(e2map_t *m, const char *path, int flags,
 			  e2map_file_t **out)
 {
@@ -248,14 +258,11 @@ int e2map_file_open_flags(e2map_t *m, const char *path, int flags,
 	*out = NULL;
 	if (!m || !path)
 		return -EINVAL;
-	m->errmsg[0] = '\0';
 	if (flags & ~E2MAP_O_NOFOLLOW)
 		return e2map__fail(m, -EINVAL, "unknown flags 0x%x",
 				   (unsigned)(flags & ~E2MAP_O_NOFOLLOW));
-	if (!*path)
-		return e2map__fail(m, -ENOENT, "empty path");
-	if ((err = e2map__lookup(m, path, !(flags & E2MAP_O_NOFOLLOW), &ino,
-				 &parent)) < 0)
+	if ((err = lookup_spec(m, path, !(flags & E2MAP_O_NOFOLLOW), &ino,
+			       &parent)) < 0)
 		return err;
 	return file_new(m, ino, parent, out);
 }
@@ -273,10 +280,7 @@ int e2map_stat(e2map_t *m, const char *path, struct e2map_stat *st)
 
 	if (!m || !path || !st)
 		return -EINVAL;
-	m->errmsg[0] = '\0';
-	if (!*path)
-		return e2map__fail(m, -ENOENT, "empty path");
-	if ((err = e2map__lookup(m, path, true, &ino, &parent)) < 0 ||
+	if ((err = lookup_spec(m, path, true, &ino, &parent)) < 0 ||
 	    (err = e2map__iget(m, ino, !parent, &f)) < 0)
 		return err;
 	err = e2map_file_stat(f, st);
