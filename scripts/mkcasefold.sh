@@ -33,14 +33,8 @@
 # prints where they differ (the kernel's answers are kept).
 #
 # Needs root only for the kernel path (loop mounts); e2fsprogs, python3.
-set -eu -o pipefail
-export LC_ALL=C
-here=$(cd "$(dirname "$0")" && pwd)
-export MKE2FS_CONFIG=$here/mke2fs.conf
-[ $# = 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
-out=$(cd "$1" && pwd)
-work=$(mktemp -d /tmp/mkcasefold-XXXXXX)
-trap 'umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
+. "$(dirname "$0")/gen-common.sh"
+gen_start mkcasefold any "$@"
 mkdir "$work/mnt"
 py=$work/cf.py
 export E2FSPROGS_FAKE_TIME=1700000000

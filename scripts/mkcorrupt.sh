@@ -23,14 +23,8 @@
 #                      extents (a chain of depth 4 and of depth 5)
 #     /deep6           the same chain at depth 6: deeper than the kernel
 #                      walks (EXT4_MAX_EXTENT_DEPTH)
-set -eu -o pipefail
-export LC_ALL=C
-export MKE2FS_CONFIG=$(cd "$(dirname "$0")" && pwd)/mke2fs.conf
-[ $# = 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || { echo "mkcorrupt: must run as root" >&2; exit 1; }
-out=$(cd "$1" && pwd)
-work=$(mktemp -d /tmp/mkcorrupt-XXXXXX)
-trap 'umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
+. "$(dirname "$0")/gen-common.sh"
+gen_start mkcorrupt root "$@"
 img=$work/corrupt-4k.img
 mkdir "$work/mnt"
 

@@ -19,17 +19,10 @@
 #
 # Each directory gets its hash from s_def_hash_version, changed between
 # mounts with debugfs.  Needs root and loop mounts; PROBE as record.sh.
-set -eu -o pipefail
-export LC_ALL=C
-here=$(cd "$(dirname "$0")" && pwd)
-export MKE2FS_CONFIG=$here/mke2fs.conf
-[ $# = 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || { echo "mkhash: must run as root" >&2; exit 1; }
-out=$(cd "$1" && pwd)
+. "$(dirname "$0")/gen-common.sh"
 probe=${PROBE:-$here/../tests/probe}
 [ -x "$probe" ] || { echo "mkhash: no probe at $probe (make tests/probe)" >&2; exit 2; }
-work=$(mktemp -d /tmp/mkhash-XXXXXX)
-trap 'umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
+gen_start mkhash root "$@"
 mkdir "$work/mnt"
 
 # Names per directory: tea as in the report (3000), the others 1000.

@@ -16,14 +16,8 @@
 #   /chr_nodrv   character device 4000:1: open ENXIO
 #   /blk_nodrv   block device 4000:1: open ENXIO
 #   /dir/fifo    a FIFO one level down
-set -eu -o pipefail
-export LC_ALL=C
-export MKE2FS_CONFIG=$(cd "$(dirname "$0")" && pwd)/mke2fs.conf
-[ $# = 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || { echo "mkspecial: must run as root" >&2; exit 1; }
-out=$(cd "$1" && pwd)
-work=$(mktemp -d /tmp/mkspecial-XXXXXX)
-trap 'umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
+. "$(dirname "$0")/gen-common.sh"
+gen_start mkspecial root "$@"
 img=$work/special-1k.img
 mkdir "$work/mnt"
 

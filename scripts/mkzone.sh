@@ -44,15 +44,8 @@
 # With RECORD=1 each image is then recorded from the kernel (record.sh:
 # every file's calls, the goldens of the first 60 files; gzip -9 -n), as
 # make-testdata.sh does.
-set -eu -o pipefail
-export LC_ALL=C
-here=$(cd "$(dirname "$0")" && pwd)
-export MKE2FS_CONFIG=$here/mke2fs.conf
-[ $# = 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || { echo "mkzone: must run as root" >&2; exit 1; }
-out=$(cd "$1" && pwd)
-work=$(mktemp -d /tmp/mkzone-XXXXXX)
-trap 'umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
+. "$(dirname "$0")/gen-common.sh"
+gen_start mkzone root "$@"
 mkdir "$work/mnt"
 uuidn=16
 
