@@ -163,6 +163,9 @@ void e2map_close(e2map_t *m)
 	if (m->fs)
 		ext2fs_free(m->fs);
 	e2map__zone_free(m);
+	e2map__bcache_free(m);
+	e2map__icache_free(m);
+	e2map__dcache_free(m);
 	e2map__blkset_free(&m->dir_ok);
 	free(m->image);
 	free(m);
@@ -197,25 +200,6 @@ bool e2map__block_valid(const e2map_t *m, uint64_t pblk, uint64_t count)
 
 	return pblk > m->fs->super->s_first_data_block &&
 	       pblk + count >= pblk && pblk + count <= total;
-}
-
-int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf)
-{
-	errcode_t code;
-
-	if (pblk >= ext2fs_blocks_count(m->fs->super))
-		return e2map__fail(m, -EUCLEAN, "block %" PRIu64
-				   " is outside the filesystem", pblk);
-	m->blocks_read++;
-	code = io_channel_read_blk64(m->fs->io, pblk, 1, buf);
-	if (code)
-		return e2map__errcode(m, code, "reading a metadata block");
-	return 0;
-}
-
-uint64_t e2map_blocks_read(const e2map_t *m)
-{
-	return m ? m->blocks_read : 0;
 }
 
 /* ext4_bg_num_gdb: descriptor blocks kept in group G. */

@@ -1,59 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * From a file spec ("/dir/file" or "<INO>") to an open inode: the name
- * lookup, a private copy of the on-disk inode, and the checks __ext4_iget
- * makes before the kernel trusts an inode.
+ * An inode as it lies on disk: where it is (ext4_get_inode_loc), a private
+ * copy of it, and the checks __ext4_iget makes on its fields before
+ * anything looks at its type (checksum, link count, sizes, xattrs).
  */
 #include "internal.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-/* The inode flags FS_IOC_GETFLAGS reports (EXT4_FL_USER_VISIBLE). */
-#define FL_USER_VISIBLE 0x705BDFFFU
-
-/*
- * "<INO>" as debugfs reads it (strtoul base 0: 12, 0xc, 014).  Anything
- * else between the brackets is no inode number: -EINVAL.  A number that
- * names no inode (0, past s_inodes_count, negative, beyond 64 bits) is
- * -ESTALE, what open_by_handle_at answers for such a handle
- * (ext4_nfs_get_inode).
- */
-static int parse_ino(e2map_t *m, const char *spec, ext2_ino_t *ino)
-{
-	uint32_t count = m->fs->super->s_inodes_count;
-	const char *num = spec + 1, *digits = num + (*num == '-');
-	unsigned long long v = 0;
-	char *end = NULL;
-	int len;
-
-	errno = 0;
-	if (isdigit((unsigned char)*digits))
-		v = strtoull(digits, &end, 0);
-	if (!end || strcmp(end, ">"))
-		return e2map__fail(m, -EINVAL, "not an inode number: <N> "
-				   "takes N from 1 to %u", count);
-	len = end - num < 40 ? (int)(end - num) : 40;
-	if (errno || digits != num || v < 1 || v > count)
-		return e2map__fail(m, -ESTALE, "no inode %.*s: inode numbers "
-				   "run from 1 to %u", len, num, count);
-	*ino = (ext2_ino_t)v;
-	return 0;
-}
-
-int e2map__lookup(e2map_t *m, const char *path, bool follow, ext2_ino_t *ino,
-		  ext2_ino_t *parent)
-{
-	*parent = 0;
-	if (path[0] == '<')
-		return parse_ino(m, path, ino);
-	return e2map__lookup_path(m, path, follow, ino, parent);
-}
 
 /* Where the inode lies: ext4_get_inode_loc's arithmetic. */
 static int locate(e2map_file_t *f)
@@ -225,19 +182,4 @@ uint64_t e2map__inode_blocks(const e2map_file_t *f)
 	blocks |= (uint64_t)in->osd2.linux2.l_i_blocks_hi << 32;
 	return (in->i_flags & EXT4_HUGE_FILE_FL) ? blocks << (f->m->bits - 9) :
 						    blocks;
-}
-
-int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st)
-{
-	memset(st, 0, sizeof(*st));
-	if (!f)
-		return -EINVAL;
-	st->ino = f->ino;
-	st->mode = f->inode->i_mode;
-	st->blksize = f->m->bs;
-	st->size = f->size;
-	st->blocks = e2map__inode_blocks(f);
-	st->maxbytes = f->maxbytes;
-	st->flags = f->inode->i_flags & FL_USER_VISIBLE;
-	return 0;
 }

@@ -55,8 +55,13 @@ struct e2map {
 	uint64_t s_maxbytes;		/* extent-mapped inodes (spec §6) */
 	uint64_t s_bitmap_maxbytes;	/* block-mapped inodes */
 	bool warm;			/* cache=warm */
-	uint64_t blocks_read;		/* metadata blocks read */
+	uint64_t blocks_read;		/* metadata blocks read from the image */
 	struct blkset dir_ok;		/* directory blocks whose checksum passed */
+	/* What a mount keeps between calls, made on first use (each is
+	 * bounded whatever the image's size): */
+	struct e2map_bcache *bcache;	/* blocks (bcache.c) */
+	struct e2map_icache *icache;	/* checked inodes (iget.c) */
+	struct e2map_dcache *dcache;	/* large directories' names (dcache.c) */
 	char errmsg[256];
 };
 
@@ -110,9 +115,21 @@ struct e2map_options {
 };
 int e2map__parse_options(const char *options, struct e2map_options *o);
 
+/*
+ * The layers, bottom-up: the image and its block cache; the system zone;
+ * an inode loaded and checked (inode.c, iget.c); the mapping walk
+ * (map.c over escache.c, extent.c, blockmap.c, inline.c); directories
+ * (dirent.c, dcache.c) and path lookup (lookup.c, crypt.c); the file
+ * handle (file.c); and what answers through it (seek.c, fiemap.c,
+ * check.c, scan.c, paths.c).
+ */
+
 /* image.c */
-int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf);
 bool e2map__block_valid(const e2map_t *m, uint64_t pblk, uint64_t count);
+
+/* bcache.c: block PBLK into BUF, through the image's block cache */
+int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf);
+void e2map__bcache_free(e2map_t *m);
 
 /* syszone.c */
 int e2map__zone_setup(e2map_t *m);
@@ -124,58 +141,25 @@ bool e2map__inode_block_valid(const e2map_file_t *f, uint64_t pblk,
 uint64_t e2map__max_size(unsigned bits, bool huge_file);
 uint64_t e2map__max_bitmap_size(unsigned bits, bool huge_file);
 
-/* A name inside a directory: not NUL-terminated. */
-struct e2map_name {
-	const char *s;
-	unsigned len;
-};
-/* dirent.c: __ext4_find_entry, 0 and *INO, or -ENOENT, or the error. */
-int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
-		      uint32_t *ino);
-/*
- * dirent.c, ext4_readdir's view of a directory: CB(INO, NAME) for each
- * entry in use but "." and "..", up to the first entry that fails
- * ext4_check_dir_entry (the rest of that block is skipped).  A non-zero
- * CB result stops and is returned.  The block form takes directory block
- * LBLK as read from PBLK into B, and fails with -EBADMSG (nothing listed)
- * when its checksum does not match; the inline form reads i_block and
- * system.data.
- */
-typedef int (*e2map__dirent_cb)(uint32_t ino, const struct e2map_name *name,
-				void *payload);
-int e2map__dirblock_iterate(e2map_file_t *dir, uint32_t lblk, uint64_t pblk,
-			    const unsigned char *b, e2map__dirent_cb cb,
-			    void *payload);
-int e2map__inline_dir_iterate(e2map_file_t *dir, e2map__dirent_cb cb,
-			      void *payload);
-
-/* inode.c */
+/* inode.c: the on-disk inode of F->ino, loaded and its fields checked */
 uint64_t e2map__inode_blocks(const e2map_file_t *f);
-/*
- * "<INO>" or a path (a final symlink followed when FOLLOW); *PARENT is the
- * directory it was found in (0: none)
- */
-int e2map__lookup(e2map_t *m, const char *path, bool follow, ext2_ino_t *ino,
-		  ext2_ino_t *parent);
 int e2map__inode_load(e2map_file_t *f, bool by_number);
 /* i_flags of INO as its inode table holds them, before any check. */
 int e2map__inode_raw_flags(e2map_t *m, ext2_ino_t ino, uint32_t *flags);
 
-/* file.c: __ext4_iget (every check, any type); close with e2map_file_close */
-int e2map__iget(e2map_t *m, ext2_ino_t ino, bool by_number,
-		e2map_file_t **out);
-/* How an inode is reached: by a name, by handle ("<INO>"), or as the EA
- * inode holding an xattr value (ext4_xattr_inode_iget). */
+/*
+ * iget.c: __ext4_iget (every check, any type), through the image's
+ * inode cache; release with e2map_file_close.  How an inode is reached:
+ * by a name, by handle ("<INO>"), or as the EA inode holding an xattr
+ * value (ext4_xattr_inode_iget).
+ */
 enum e2map_iget { E2MAP_IGET_NAME, E2MAP_IGET_HANDLE, E2MAP_IGET_EA };
 int e2map__iget_how(e2map_t *m, ext2_ino_t ino, enum e2map_iget how,
 		    e2map_file_t **out);
+int e2map__iget(e2map_t *m, ext2_ino_t ino, bool by_number,
+		e2map_file_t **out);
+void e2map__icache_free(e2map_t *m);
 bool e2map__fast_symlink(const e2map_file_t *f);
-/* An open file without a block map (a FIFO): lseek and FIEMAP by type. */
-bool e2map__unmapped(const e2map_file_t *f);
-
-/* lookup.c: ext4_lookup and the path walk, for "/a/b" specs */
-int e2map__lookup_path(e2map_t *m, const char *path, bool follow,
-		       ext2_ino_t *ino, ext2_ino_t *parent);
 
 /* crypt.c: fscrypt without keys */
 int e2map__crypt_dir_info(e2map_file_t *dir);
@@ -187,6 +171,10 @@ int e2map__crypt_nokey_name(const char *name, unsigned len,
 /* inline.c: in-inode xattr area, system.data, FIEMAP_FLAG_XATTR region */
 int e2map__ibody_scan(e2map_file_t *f);
 uint64_t e2map__inline_addr(const e2map_file_t *f);
+
+/* map.c: the mapping walk */
+/* An open file without a block map (a FIFO): lseek and FIEMAP by type. */
+bool e2map__unmapped(const e2map_file_t *f);
 
 /* escache.c */
 bool e2map__es_lookup(const struct escache *c, uint32_t lblk,
@@ -228,5 +216,48 @@ struct e2map_iomap {
 int e2map__iomap_report(e2map_file_t *f, uint64_t off, uint64_t len,
 			struct e2map_iomap *out);
 int e2map__iomap_xattr(e2map_file_t *f, uint64_t off, struct e2map_iomap *out);
+
+/* A name inside a directory: not NUL-terminated. */
+struct e2map_name {
+	const char *s;
+	unsigned len;
+};
+/* dirent.c: __ext4_find_entry, 0 and *INO, or -ENOENT, or the error. */
+int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
+		      uint32_t *ino);
+/*
+ * dirent.c, ext4_readdir's view of a directory: CB(INO, NAME) for each
+ * entry in use but "." and "..", up to the first entry that fails
+ * ext4_check_dir_entry (the rest of that block is skipped).  A non-zero
+ * CB result stops and is returned.  The block form takes directory block
+ * LBLK as read from PBLK into B, and fails with -EBADMSG (nothing listed)
+ * when its checksum does not match; the inline form reads i_block and
+ * system.data.
+ */
+typedef int (*e2map__dirent_cb)(uint32_t ino, const struct e2map_name *name,
+				void *payload);
+int e2map__dirblock_iterate(e2map_file_t *dir, uint32_t lblk, uint64_t pblk,
+			    const unsigned char *b, e2map__dirent_cb cb,
+			    void *payload);
+int e2map__inline_dir_iterate(e2map_file_t *dir, e2map__dirent_cb cb,
+			      void *payload);
+
+int e2map__no_entry(e2map_file_t *dir, const struct e2map_name *n);
+/* dirent.c, for dcache.c: the names a linear-only, clean directory holds,
+ * in scan order; -EAGAIN for any other directory. */
+int e2map__dir_list_linear(e2map_file_t *dir, e2map__dirent_cb cb,
+			   void *payload);
+
+/* dcache.c: 1 and *INO, 0 (no such name), or -EAGAIN: search the directory */
+int e2map__dcache_find(e2map_file_t *dir, const struct e2map_name *n,
+		       uint32_t *ino);
+void e2map__dcache_free(e2map_t *m);
+
+/*
+ * lookup.c: "<INO>" or a path (a final symlink followed when FOLLOW) to
+ * its inode; *PARENT is the directory it was found in (0: none)
+ */
+int e2map__lookup(e2map_t *m, const char *path, bool follow, ext2_ino_t *ino,
+		  ext2_ino_t *parent);
 
 #endif /* E2MAP_INTERNAL_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Path lookup as the kernel does it on a fresh mount: e2map__find_entry in
+ * From a file spec ("/dir/file" or "<INO>") to an inode number.  Path
+ * lookup as the kernel does it on a fresh mount: e2map__find_entry in
  * each directory, ext4_lookup's checks on the entry, __ext4_iget on every
  * component (so a corrupt directory in the middle fails as the kernel
  * fails), symlinks followed in the middle and, unless O_NOFOLLOW, at the
@@ -9,6 +10,7 @@
  */
 #include "internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +129,19 @@ static int lookup_child(struct walk *w, e2map_file_t *dir, uint32_t ino,
 	return err;
 }
 
+/* The directory's index when it has one, else the kernel's search. */
+static int find_entry(e2map_file_t *dir, const struct e2map_name *n,
+		      uint32_t *ino)
+{
+	int r = e2map__dcache_find(dir, n, ino);
+
+	if (r == -EAGAIN)
+		return e2map__find_entry(dir, n, ino);
+	if (r < 0)
+		return r;
+	return r ? 0 : e2map__no_entry(dir, n);
+}
+
 /* ext4_lookup of N in the current directory; *OUT is the child, checked. */
 static int lookup_one(struct walk *w, const struct e2map_name *name,
 		      e2map_file_t **out)
@@ -142,7 +157,7 @@ static int lookup_one(struct walk *w, const struct e2map_name *name,
 	if ((err = current_dir(w, &dir)) < 0)
 		return err;
 	if ((err = crypt_name(dir, &n, disk)) == 0 &&
-	    (err = e2map__find_entry(dir, &n, &ino)) == 0)
+	    (err = find_entry(dir, &n, &ino)) == 0)
 		err = lookup_child(w, dir, ino, out);
 	return err;
 }
@@ -296,7 +311,7 @@ static int walk_path(struct walk *w, const char *path, bool want_dir,
 	return 0;
 }
 
-int e2map__lookup_path(e2map_t *m, const char *path, bool follow,
+static int lookup_path(e2map_t *m, const char *path, bool follow,
 		       ext2_ino_t *ino, ext2_ino_t *parent)
 {
 	struct walk w = { .m = m, .follow = follow };
@@ -308,4 +323,42 @@ int e2map__lookup_path(e2map_t *m, const char *path, bool follow,
 	e2map_file_close(w.dir);
 	free(w.chain);
 	return err;
+}
+
+/*
+ * "<INO>" as debugfs reads it (strtoul base 0: 12, 0xc, 014).  Anything
+ * else between the brackets is no inode number: -EINVAL.  A number that
+ * names no inode (0, past s_inodes_count, negative, beyond 64 bits) is
+ * -ESTALE, what open_by_handle_at answers for such a handle
+ * (ext4_nfs_get_inode).
+ */
+static int parse_ino(e2map_t *m, const char *spec, ext2_ino_t *ino)
+{
+	uint32_t count = m->fs->super->s_inodes_count;
+	const char *num = spec + 1, *digits = num + (*num == '-');
+	unsigned long long v = 0;
+	char *end = NULL;
+	int len;
+
+	errno = 0;
+	if (isdigit((unsigned char)*digits))
+		v = strtoull(digits, &end, 0);
+	if (!end || strcmp(end, ">"))
+		return e2map__fail(m, -EINVAL, "not an inode number: <N> "
+				   "takes N from 1 to %u", count);
+	len = end - num < 40 ? (int)(end - num) : 40;
+	if (errno || digits != num || v < 1 || v > count)
+		return e2map__fail(m, -ESTALE, "no inode %.*s: inode numbers "
+				   "run from 1 to %u", len, num, count);
+	*ino = (ext2_ino_t)v;
+	return 0;
+}
+
+int e2map__lookup(e2map_t *m, const char *path, bool follow, ext2_ino_t *ino,
+		  ext2_ino_t *parent)
+{
+	*parent = 0;
+	if (path[0] == '<')
+		return parse_ino(m, path, ino);
+	return lookup_path(m, path, follow, ino, parent);
 }
