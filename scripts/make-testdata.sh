@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Rebuild testdata/ from nothing with the kernel on this machine: the
-# images (mkimages.sh, mkcorrupt.sh, mkspecial.sh; mkzone.sh, mkhash.sh and
-# mkcasefold.sh record their own), then the kernel's answers for every
+# images (mkimages.sh, mkcorrupt.sh, mkspecial.sh; mkzone.sh, mkhash.sh,
+# mklinear.sh and mkcasefold.sh record their own), then the kernel's answers for every
 # file of every image (record.sh, no caps), kept gzip-compressed as
 # NAME.calls.gz and NAME.golden.gz.  Needs root and loop mounts; a few
 # minutes.  The corpus recordings (testdata/corpus) are made separately:
@@ -16,10 +16,11 @@ out=${1:-$here/../testdata}
 RECORD=1 "$here/mkzone.sh" "$out"	# recorded there, with fewer goldens
 for img in "$out"/*.img.gz; do
 	name=$(basename "$img" .img.gz)
-	case $name in hash-*|cf-*|zone-*) continue ;; esac	# recorded by their scripts
+	case $name in hash-*|cf-*|zone-*|linear-*) continue ;; esac	# recorded by their scripts
 	MAXFILES=1000000 MAXEMPTY=1000000 GOLDEN_MAXFILES=1000000 \
 		GOLDEN_MAXBYTES=1000000000 "$here/record.sh" "$img" "$out"
 	gzip -9 -n -f "$out/$name.calls" "$out/$name.golden"
 done
 "$here/mkhash.sh" "$out"
+"$here/mklinear.sh" "$out"
 "$here/mkcasefold.sh" "$out"
