@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The image's dentry index: a large directory that only the linear scan
+ * The image's dentry index: a directory that only the linear scan
  * searches (no htree) is read once, on its first lookup, and its names
  * kept in a hash table, so that a walk over many paths does not rescan
- * it per name (the kernel's dcache plays this part on a mount).  Only a
+ * it per name (a block of 4 KiB holds up to 340 names) (the kernel's dcache plays this part on a mount).  Only a
  * clean directory is indexed (e2map__dir_list_linear): there the first
  * entry of a name is what every scan answers.  Any other is marked, and
  * searched by the scan each time, failing where the kernel fails.
@@ -15,7 +15,6 @@
 #include <string.h>
 #include <stdio.h>
 
-#define MIN_BLOCKS 2		/* one block is scanned as fast as hashed */
 #define MAX_BYTES (64U << 20)	/* past this, every index is dropped */
 
 struct dent {
@@ -236,8 +235,7 @@ int e2map__dcache_find(e2map_file_t *dir, const struct e2map_name *n,
 	struct dindex *x;
 	struct dent *e;
 
-	if (dir->size / dir->m->bs < MIN_BLOCKS ||
-	    !(x = index_of(dir)) || x->unusable)
+	if (!(x = index_of(dir)) || x->unusable)
 		return -EAGAIN;
 	if (!x->n)
 		return 0;

@@ -160,25 +160,36 @@ static size_t raw_size(const e2map_t *m)
 	       isize : sizeof(struct ext2_inode_large);
 }
 
-/* A fresh in-memory inode carrying T's checked on-disk state. */
-static int clone(const e2map_file_t *t, e2map_file_t **out)
+/* DST takes SRC's checked on-disk state, keeping its own buffers, with
+ * an empty extent-status cache and no leaf read. */
+static void copy_state(e2map_file_t *dst, const e2map_file_t *src)
 {
-	size_t rs = raw_size(t->m);
-	e2map_file_t *f;
+	unsigned char *raw = dst->raw, *buf = dst->buf;
 
-	if (!(f = malloc(sizeof(*f))))
+	*dst = *src;
+	memcpy(raw, src->raw, raw_size(src->m));
+	dst->raw = raw;
+	dst->inode = (struct ext2_inode_large *)raw;
+	dst->buf = buf;
+	dst->es = (struct escache){ 0 };
+	dst->leaves = (struct blkset){ 0 };
+}
+
+/* A fresh in-memory inode like T; the cache's own copies need no block
+ * buffer (WITH_BUF false). */
+static int clone(const e2map_file_t *t, bool with_buf, e2map_file_t **out)
+{
+	e2map_file_t *f = calloc(1, sizeof(*f));
+
+	if (!f)
 		return -ENOMEM;
-	*f = *t;
-	f->es = (struct escache){ 0 };
-	f->leaves = (struct blkset){ 0 };
-	f->raw = malloc(rs);
-	f->buf = malloc(t->m->bs);
-	if (!f->raw || !f->buf) {
+	f->raw = malloc(raw_size(t->m));
+	f->buf = with_buf ? malloc(t->m->bs) : NULL;
+	if (!f->raw || (with_buf && !f->buf)) {
 		e2map_file_close(f);
 		return -ENOMEM;
 	}
-	memcpy(f->raw, t->raw, rs);
-	f->inode = (struct ext2_inode_large *)f->raw;
+	copy_state(f, t);
 	*out = f;
 	return 0;
 }
@@ -196,21 +207,23 @@ static int icache_get(e2map_t *m, ext2_ino_t ino, enum e2map_iget how,
 
 	if (!c || !c->slot[i] || c->slot[i]->ino != ino || c->how[i] != how)
 		return -ENOENT;
-	return clone(c->slot[i], out);
+	return clone(c->slot[i], true, out);
 }
 
-/* Keep a copy of F; a cache that cannot grow only costs speed. */
+/* Keep a copy of F (in the evicted copy's memory when there is one); a
+ * cache that cannot grow only costs speed. */
 static void icache_put(e2map_t *m, const e2map_file_t *f, enum e2map_iget how)
 {
 	unsigned i = slot_of(f->ino, how);
-	e2map_file_t *copy;
+	e2map_file_t **slot;
 
 	if (!m->icache && !(m->icache = calloc(1, sizeof(*m->icache))))
 		return;
-	if (clone(f, &copy) < 0)
+	slot = &m->icache->slot[i];
+	if (*slot)
+		copy_state(*slot, f);
+	else if (clone(f, false, slot) < 0)
 		return;
-	e2map_file_close(m->icache->slot[i]);
-	m->icache->slot[i] = copy;
 	m->icache->how[i] = how;
 }
 

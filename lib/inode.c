@@ -59,21 +59,25 @@ static bool csum_ok(e2map_file_t *f)
 		  in->i_extra_isize >= offsetof(struct ext2_inode_large,
 						 i_checksum_hi) + 2 -
 				       EXT2_GOOD_OLD_INODE_SIZE;
+	size_t lo = offsetof(struct ext2_inode_large, i_checksum_lo);
+	size_t hi_at = offsetof(struct ext2_inode_large, i_checksum_hi);
 	uint32_t le_ino = ext2fs_cpu_to_le32(f->ino), crc, want;
-	unsigned char *copy;
+	unsigned char zero[2] = { 0, 0 };
 
 	if (fs->super->s_creator_os == EXT2_OS_HURD)
 		return true;
-	if (!(copy = malloc(isize)))
-		return false;
-	memcpy(copy, f->raw, isize);
-	((struct ext2_inode_large *)copy)->i_checksum_lo = 0;
-	if (hi)
-		((struct ext2_inode_large *)copy)->i_checksum_hi = 0;
 	crc = ext2fs_crc32c_le(fs->csum_seed, (unsigned char *)&le_ino, 4);
 	crc = ext2fs_crc32c_le(crc, (unsigned char *)&in->i_generation, 4);
-	crc = ext2fs_crc32c_le(crc, copy, isize);
-	free(copy);
+	/* The inode with its checksum fields read as zeroes, uncopied. */
+	crc = ext2fs_crc32c_le(crc, f->raw, lo);
+	crc = ext2fs_crc32c_le(crc, zero, 2);
+	if (hi) {
+		crc = ext2fs_crc32c_le(crc, f->raw + lo + 2, hi_at - lo - 2);
+		crc = ext2fs_crc32c_le(crc, zero, 2);
+		crc = ext2fs_crc32c_le(crc, f->raw + hi_at + 2, isize - hi_at - 2);
+	} else {
+		crc = ext2fs_crc32c_le(crc, f->raw + lo + 2, isize - lo - 2);
+	}
 	want = in->i_checksum_lo;
 	if (hi)
 		want |= (uint32_t)in->i_checksum_hi << 16;
