@@ -77,16 +77,20 @@ static int check_inode(e2map_t *m, uint64_t ino, uint32_t mode)
 /* The first path only: a line per inode. */
 static int print_first(const char *path, size_t len, void *payload)
 {
+	size_t i, from = 0;
+
 	(void)payload;
 	putchar(' ');
-	for (size_t i = 0; i < len; i++) {
+	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)path[i];
 
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			printf("\\x%02x", c);
-		else
-			putchar(c);
+		if (c >= 0x20 && c != 0x7f && c != '\\')
+			continue;
+		fwrite(path + from, 1, i - from, stdout);
+		printf("\\x%02x", c);
+		from = i + 1;
 	}
+	fwrite(path + from, 1, len - from, stdout);
 	return 1;
 }
 
@@ -100,7 +104,7 @@ static void print_line(const struct check_run *run,
 	if (err)
 		printf(": %s (%s)\n", e2map_strerror(err), detail);
 	else
-		printf(": ok\n");
+		fputs(": ok\n", stdout);
 }
 
 static int add_path(const char *path, size_t len, void *payload)
@@ -146,7 +150,9 @@ static int visit(e2map_t *m, const struct e2map_inode *in, void *payload)
 		run->errors++;
 	if (run->quiet && !err)
 		return 0;
-	snprintf(detail, sizeof(detail), "%s", err ? e2map_errmsg(m) : "");
+	detail[0] = '\0';
+	if (err)
+		snprintf(detail, sizeof(detail), "%s", e2map_errmsg(m));
 	if (!run->paths && (e = e2map_paths_build(m, &run->paths)) < 0)
 		return e;
 	if (run->json)

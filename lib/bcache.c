@@ -59,27 +59,49 @@ static int read_image(e2map_t *m, uint64_t pblk, void *buf)
 	return 0;
 }
 
-int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf)
+/* Block PBLK in the cache, read from the image on a miss; NULL and
+ * *ERR on failure. */
+static const unsigned char *cached(e2map_t *m, uint64_t pblk, int *err)
 {
 	struct e2map_bcache *c;
 	unsigned char *slot;
 	unsigned i;
-	int err;
 
-	if (pblk >= ext2fs_blocks_count(m->fs->super))
-		return e2map__fail(m, -EUCLEAN, "block %" PRIu64
+	*err = 0;
+	if (pblk >= ext2fs_blocks_count(m->fs->super)) {
+		*err = e2map__fail(m, -EUCLEAN, "block %" PRIu64
 				   " is outside the filesystem", pblk);
-	if (!(c = bcache_get(m)))
-		return read_image(m, pblk, buf);
+		return NULL;
+	}
+	if (!(c = bcache_get(m))) {
+		*err = -ENOMEM;
+		return NULL;
+	}
 	i = slot_of(pblk);
 	slot = c->data + (size_t)i * m->bs;
 	if (c->tag[i] != pblk) {
 		c->tag[i] = NO_BLOCK;
-		if ((err = read_image(m, pblk, slot)) < 0)
-			return err;
+		if ((*err = read_image(m, pblk, slot)) < 0)
+			return NULL;
 		c->tag[i] = pblk;
 	}
-	memcpy(buf, slot, m->bs);
+	return slot;
+}
+
+int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf)
+{
+	return e2map__read_part(m, pblk, 0, m->bs, buf);
+}
+
+int e2map__read_part(e2map_t *m, uint64_t pblk, size_t off, size_t len,
+		     void *buf)
+{
+	const unsigned char *b;
+	int err;
+
+	if (!(b = cached(m, pblk, &err)))
+		return err;
+	memcpy(buf, b + off, len);
 	return 0;
 }
 

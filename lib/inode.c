@@ -35,12 +35,13 @@ static int read_raw(e2map_file_t *f)
 		       isize : sizeof(struct ext2_inode_large);
 	int err;
 
-	if ((err = locate(f)) < 0 ||
-	    (err = e2map__read_block(f->m, f->inode_pblk, f->buf)) < 0)
+	if ((err = locate(f)) < 0)
 		return err;
 	if (!(f->raw = calloc(1, alloc)))
 		return -ENOMEM;
-	memcpy(f->raw, f->buf + f->inode_off, isize);
+	if ((err = e2map__read_part(f->m, f->inode_pblk, f->inode_off, isize,
+				    f->raw)) < 0)
+		return err;
 	f->inode = (struct ext2_inode_large *)f->raw;
 	return 0;
 }
@@ -150,15 +151,14 @@ static void decode(e2map_file_t *f)
 int e2map__inode_raw_flags(e2map_t *m, ext2_ino_t ino, uint32_t *flags)
 {
 	e2map_file_t f = { .m = m, .ino = ino };
+	unsigned char le[4];
 	int err;
 
-	if (!(f.buf = malloc(m->bs)))
-		return -ENOMEM;
 	if ((err = locate(&f)) == 0 &&
-	    (err = e2map__read_block(m, f.inode_pblk, f.buf)) == 0)
-		*flags = le32(f.buf + f.inode_off +
-			      offsetof(struct ext2_inode_large, i_flags));
-	free(f.buf);
+	    (err = e2map__read_part(m, f.inode_pblk, f.inode_off +
+				    offsetof(struct ext2_inode_large, i_flags),
+				    4, le)) == 0)
+		*flags = le32(le);
 	return err;
 }
 

@@ -129,6 +129,9 @@ bool e2map__block_valid(const e2map_t *m, uint64_t pblk, uint64_t count);
 
 /* bcache.c: block PBLK into BUF, through the image's block cache */
 int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf);
+/* LEN bytes at OFF of block PBLK (OFF + LEN within the block) */
+int e2map__read_part(e2map_t *m, uint64_t pblk, size_t off, size_t len,
+		     void *buf);
 void e2map__bcache_free(e2map_t *m);
 
 /* syszone.c */
