@@ -113,29 +113,64 @@ static const struct {
 	{ EXT4_FIEMAP_EXTENT_HOLE, "hole," },
 };
 
-/* The "expected: flags" tail of an extent line, into BUF (512 bytes). */
-static void flag_string(char *buf, size_t size, const struct ff_state *s,
-			const struct fiemap_extent *e, uint64_t expected,
-			int shift, bool no_phys, uint64_t file_size)
+/*
+ * An extent line is built by hand: filefrag -v over many files prints
+ * millions of them, and printf's parsing was half of e2map's time.
+ * The buffer holds the widest line (five 20-digit numbers, every flag).
+ */
+struct line {
+	char buf[640];
+	size_t len;
+};
+
+static void put_str(struct line *l, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(l->buf + l->len, s, n);
+	l->len += n;
+}
+
+/* "%*llu": V right-aligned in WIDTH columns (never cut). */
+static void put_num(struct line *l, unsigned long long v, int width)
+{
+	char digits[24];
+	int n = 0;
+
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (; width > n; width--)
+		l->buf[l->len++] = ' ';
+	while (n)
+		l->buf[l->len++] = digits[--n];
+}
+
+/* The "expected: flags" tail of an extent line. */
+static void put_flags(struct line *l, const struct ff_state *s,
+		      const struct fiemap_extent *e, uint64_t expected,
+		      int shift, bool no_phys, uint64_t file_size)
 {
 	uint32_t left = e->fe_flags;
-	size_t used;
 
-	if (expected && !no_phys)
-		snprintf(buf, size, "%*llu: ", s->physical_width,
-			 (unsigned long long)(expected >> shift));
-	else
-		snprintf(buf, size, "%*s  ", s->physical_width, "");
+	if (expected && !no_phys) {
+		put_num(l, expected >> shift, s->physical_width);
+		put_str(l, ": ");
+	} else {
+		for (int w = s->physical_width; w > 0; w--)	/* "%*s" */
+			l->buf[l->len++] = ' ';
+		put_str(l, "  ");
+	}
 	for (size_t i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++) {
 		if (!(left & flag_names[i].flag))
 			continue;
-		strcat(buf, flag_names[i].name);
+		put_str(l, flag_names[i].name);
 		left &= ~flag_names[i].flag;
 	}
 	for (uint32_t mask = 1; left && mask; mask <<= 1) {
-		used = strlen(buf);
 		if (left & mask)	/* unnamed bits, in hex */
-			snprintf(buf + used, size - used, "%#04x,", mask);
+			l->len += (size_t)sprintf(l->buf + l->len, "%#04x,", mask);
 		left &= ~mask;
 	}
 	/*
@@ -143,9 +178,9 @@ static void flag_string(char *buf, size_t size, const struct ff_state *s,
 	 * or the blank after the expected column when there is none) and
 	 * then appends ",eof": "  8713: last,eof", "   ,eof", "  8713:".
 	 */
-	buf[strlen(buf) - 1] = '\0';
+	l->len--;
 	if (e->fe_logical + e->fe_length >= file_size)
-		strcat(buf, ",eof");
+		put_str(l, ",eof");
 }
 
 /* One "%4d: lo..hi: plo..phi: len: flags" line (print_extent_info). */
@@ -156,7 +191,7 @@ static void print_extent_info(const struct ff_state *s,
 	bool no_phys = e->fe_flags &
 		       (FIEMAP_EXTENT_UNKNOWN | EXT4_FIEMAP_EXTENT_HOLE);
 	unsigned long long len, blks, lblk, pblk;
-	char flags[512];
+	struct line l = { .len = 0 };
 
 	if (e->fe_flags & FIEMAP_EXTENT_DATA_INLINE)
 		shift = 0;	/* inline data is reported in bytes */
@@ -165,12 +200,21 @@ static void print_extent_info(const struct ff_state *s,
 	lblk = e->fe_logical >> shift;
 	pblk = (e->fe_flags & FIEMAP_EXTENT_UNKNOWN) ? 0
 						    : e->fe_physical >> shift;
-	flag_string(flags, sizeof(flags), s, e, expected, shift, no_phys,
-		    size);
-	printf("%4d: %*llu..%*llu: %*llu..%*llu: %6llu: %s\n", n,
-	       s->logical_width, lblk, s->logical_width, lblk + blks,
-	       s->physical_width, pblk, s->physical_width,
-	       pblk + (no_phys ? 0 : blks), len, flags);
+	put_num(&l, (unsigned)n, 4);
+	put_str(&l, ": ");
+	put_num(&l, lblk, s->logical_width);
+	put_str(&l, "..");
+	put_num(&l, lblk + blks, s->logical_width);
+	put_str(&l, ": ");
+	put_num(&l, pblk, s->physical_width);
+	put_str(&l, "..");
+	put_num(&l, pblk + (no_phys ? 0 : blks), s->physical_width);
+	put_str(&l, ": ");
+	put_num(&l, len, 6);
+	put_str(&l, ": ");
+	put_flags(&l, s, e, expected, shift, no_phys, size);
+	l.buf[l.len++] = '\n';
+	fwrite(l.buf, 1, l.len, stdout);
 }
 
 /* --json: an extent in bytes, and in filefrag's units (1 << SHIFT). */
