@@ -192,8 +192,15 @@ static unsigned binsearch(const struct node *n, uint32_t lblk)
  * Read the child at index I of N into BUF and check it; N may be CHILD and
  * may live in BUF, so everything needed from it is taken first.
  */
+/*
+ * __read_extent_tree_block: a block is checked (__ext4_ext_check, with
+ * its checksum) until it passes once; then it is trusted (buffer_verified)
+ * unless FORCE (EXT4_EX_FORCE_CACHE, the precache walk).  *FRESH says
+ * whether it was checked now: only then does a leaf fill the cache.
+ */
 static int read_child(e2map_file_t *f, const struct node *n, unsigned i,
-		      unsigned char *buf, struct node *child, uint64_t *pblk)
+		      unsigned char *buf, struct node *child, uint64_t *pblk,
+		      bool force, bool *fresh)
 {
 	uint32_t key = idx_key(n, i);
 	unsigned depth = n->depth - 1;
@@ -203,17 +210,12 @@ static int read_child(e2map_file_t *f, const struct node *n, unsigned i,
 	if ((err = e2map__read_block(f->m, *pblk, buf)) < 0)
 		return err;
 	node_init(child, buf);
-	return check_node(f, child, depth, false, key, *pblk);
-}
-
-/* A leaf read for the first time fills the cache (buffer not verified). */
-static int leaf_first_read(e2map_file_t *f, const struct node *leaf,
-			   uint64_t pblk)
-{
-	int err = 0;
-
-	if (e2map__blkset_add(&f->leaves, pblk, &err))
-		return cache_leaf(f, leaf);
+	*fresh = force || !e2map__blkset_has(&f->leaves, *pblk);
+	if (!*fresh)
+		return 0;
+	if ((err = check_node(f, child, depth, false, key, *pblk)) < 0)
+		return err;
+	e2map__blkset_add(&f->leaves, *pblk, &err);
 	return err;
 }
 
@@ -226,6 +228,7 @@ static int find_leaf(e2map_file_t *f, uint32_t lblk, struct node *n,
 		     uint64_t *next)
 {
 	uint64_t pblk;
+	bool fresh = false;
 	unsigned i;
 	int err;
 
@@ -239,10 +242,11 @@ static int find_leaf(e2map_file_t *f, uint32_t lblk, struct node *n,
 		i = binsearch(n, lblk);
 		if (i + 1 < n->entries)
 			*next = idx_key(n, i + 1);
-		if ((err = read_child(f, n, i, f->buf, n, &pblk)) < 0)
+		if ((err = read_child(f, n, i, f->buf, n, &pblk, false,
+				      &fresh)) < 0)
 			return err;
 	}
-	return leaf_first_read(f, n, pblk);
+	return fresh ? cache_leaf(f, n) : 0;
 }
 
 /*
@@ -305,6 +309,7 @@ int e2map__extent_precache(e2map_file_t *f, bool force_root)
 	unsigned next[MAX_CHECKED_DEPTH + 1];
 	unsigned char *bufs;
 	uint64_t pblk;
+	bool fresh;
 	int level = 0, err = 0;
 
 	node_init(&path[0], (const unsigned char *)f->inode->i_block);
@@ -324,15 +329,13 @@ int e2map__extent_precache(e2map_file_t *f, bool force_root)
 			continue;
 		}
 		err = read_child(f, n, next[level]++, bufs + (size_t)level *
-				 f->m->bs, &path[level + 1], &pblk);
+				 f->m->bs, &path[level + 1], &pblk, true,
+				 &fresh);
 		if (err)
 			break;
 		next[++level] = 0;
-		if (path[level].depth == 0) {
-			e2map__blkset_add(&f->leaves, pblk, &err);
-			if (!err)
-				err = cache_leaf(f, &path[level]);
-		}
+		if (path[level].depth == 0)
+			err = cache_leaf(f, &path[level]);
 	}
 	free(bufs);
 	return err;
