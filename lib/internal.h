@@ -52,6 +52,7 @@ struct e2map {
 	struct e2map_zones jzone;	/* journal blocks: valid for it only */
 	uint32_t bs;
 	unsigned bits;
+	uint32_t itb;			/* inode table blocks per group */
 	uint64_t s_maxbytes;		/* extent-mapped inodes (spec §6) */
 	uint64_t s_bitmap_maxbytes;	/* block-mapped inodes */
 	bool warm;			/* cache=warm */
@@ -116,6 +117,16 @@ bool e2map__block_valid(const e2map_t *m, uint64_t pblk, uint64_t count);
 
 /* syszone.c */
 int e2map__zone_setup(e2map_t *m);
+/* zonesim.c: add_system_zone's tree, for overlapping ranges */
+struct e2map_zsim {
+	struct znode *v;
+	uint32_t n, root;
+};
+int e2map__zsim_init(struct e2map_zsim *t, size_t adds);
+/* 0, or -EUCLEAN when START lies inside a range met on the way down */
+int e2map__zsim_add(struct e2map_zsim *t, uint64_t start, uint32_t count,
+		    uint32_t ino);
+void e2map__zsim_free(struct e2map_zsim *t);
 void e2map__zone_free(e2map_t *m);
 bool e2map__inode_block_valid(const e2map_file_t *f, uint64_t pblk,
 			      uint64_t count);
