@@ -72,6 +72,7 @@ struct es_entry {
 struct escache {
 	struct es_entry *v;
 	size_t n, cap;
+	size_t hint;		/* last search's answer: a guess, checked */
 };
 
 
@@ -200,7 +201,7 @@ int e2map__ibody_scan(e2map_file_t *f);
 uint64_t e2map__inline_addr(const e2map_file_t *f);
 
 /* escache.c */
-bool e2map__es_lookup(const struct escache *c, uint32_t lblk,
+bool e2map__es_lookup(struct escache *c, uint32_t lblk,
 		      struct es_entry *out);
 int e2map__es_insert(struct escache *c, const struct es_entry *e);
 int e2map__es_cache(struct escache *c, const struct es_entry *e);
