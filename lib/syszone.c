@@ -379,10 +379,10 @@ static int fast_or_replay(e2map_t *m, const struct zadds *jr)
 
 	for (i = 0; i < jr->n && !err; i++)
 		err = zadds_push(&sorted, &jr->v[i]);
-	if (!err) {
+	if (!err && sorted.n)
 		qsort(sorted.v, sorted.n, sizeof(*sorted.v), cmp_zadd);
+	if (!err)
 		err = merge_streams(m, &sorted);
-	}
 	free(sorted.v);
 	if (err == 1) {
 		e2map__zone_free(m);
