@@ -3,7 +3,8 @@
  * The simulated extent-status cache of one inode (fs/ext4/extents_status.c,
  * spec §3.3): disjoint ranges, always maximally merged, with the kernel's
  * two insert flavours, and the set of extent leaves already read.
- * A sorted array: lookups are binary searches, inserts shift the tail.
+ * A sorted array: lookups are binary searches (after a try at the last
+ * answer, for sequential walks), inserts shift the tail.
  */
 #include "internal.h"
 
@@ -16,11 +17,31 @@ static uint64_t es_end(const struct es_entry *e)
 	return (uint64_t)e->lblk + e->len;
 }
 
-/* Index of the first entry that ends after LBLK (may be c->n). */
-static size_t first_ending_after(const struct escache *c, uint64_t lblk)
+/*
+ * Index of the first entry that ends after LBLK (may be c->n).  A seek or
+ * FIEMAP walk asks for the range it just found, the next one, or past the
+ * last one cached: the last answer (c->hint) is tried first, and its
+ * entry's end tells which way to go -- the answer itself, the entry after
+ * it, or the end of the array; else it halves the binary search.  The hint
+ * is only a guess, checked before use, so inserts and removes that shift
+ * the array need not keep it exact.
+ */
+static size_t first_ending_after(struct escache *c, uint64_t lblk)
 {
-	size_t lo = 0, hi = c->n;
+	size_t h = c->hint, lo = 0, hi = c->n;
 
+	if (h >= c->n) {
+		if (!c->n || es_end(&c->v[c->n - 1]) <= lblk)
+			return c->hint = c->n;
+	} else if (es_end(&c->v[h]) > lblk) {
+		if (h == 0 || es_end(&c->v[h - 1]) <= lblk)
+			return h;
+		hi = h;
+	} else {
+		if (h + 1 == c->n || es_end(&c->v[h + 1]) > lblk)
+			return c->hint = h + 1;
+		lo = h + 2;
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -29,10 +50,10 @@ static size_t first_ending_after(const struct escache *c, uint64_t lblk)
 		else
 			hi = mid;
 	}
-	return lo;
+	return c->hint = lo;
 }
 
-bool e2map__es_lookup(const struct escache *c, uint32_t lblk,
+bool e2map__es_lookup(struct escache *c, uint32_t lblk,
 		      struct es_entry *out)
 {
 	size_t i = first_ending_after(c, lblk);

@@ -52,18 +52,75 @@ static int check_geometry(e2map_t *m, const struct stat *st, uint64_t offset)
 	return 0;
 }
 
+/* The three placements ext4_check_descriptors checks, in its order. */
+static const char *const desc_what[] = {
+	"Block bitmap", "Inode bitmap", "Inode table"
+};
+
+/*
+ * One group of ext4_check_descriptors (fs/ext4/super.c, 6.18) on a
+ * read-only mount: each bitmap, and the whole inode table, inside
+ * [FIRST, LAST].  Its other complaints (a placement over the superblock
+ * or the descriptors, a descriptor checksum) refuse read-write mounts only.
+ * The end of the table wraps as the kernel's unsigned sum does.
+ */
+static int check_group(e2map_t *m, dgrp_t g, uint64_t first, uint64_t last)
+{
+	uint64_t loc[3] = { ext2fs_block_bitmap_loc(m->fs, g),
+			    ext2fs_inode_bitmap_loc(m->fs, g),
+			    ext2fs_inode_table_loc(m->fs, g) };
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		uint64_t end = loc[i] + (i == 2 ? m->itb - 1 : 0);
+
+		if (loc[i] < first || end > last)
+			return e2map__fail(NULL, -EUCLEAN, "%s for group %u "
+					   "not in group (block %" PRIu64 "): "
+					   "group descriptors corrupted, the "
+					   "kernel refuses to mount",
+					   desc_what[i], g, loc[i]);
+	}
+	return 0;
+}
+
+/*
+ * ext4_check_descriptors: with flex_bg a group's metadata may lie anywhere
+ * from the first data block to the end of the filesystem; without it,
+ * inside the group (the last group ends with the filesystem).  Range
+ * checks only: nothing per block, so opening costs the same on any size.
+ */
+static int check_descriptors(e2map_t *m)
+{
+	struct ext2_super_block *sb = m->fs->super;
+	bool flex = ext2fs_has_feature_flex_bg(sb);
+	uint64_t first = sb->s_first_data_block, last;
+	uint64_t end = ext2fs_blocks_count(sb) - 1;
+	dgrp_t g, n = m->fs->group_desc_count;
+	int err;
+
+	for (g = 0; g < n; g++) {
+		last = flex || g == n - 1 ? end :
+		       first + EXT2_BLOCKS_PER_GROUP(sb) - 1;
+		if ((err = check_group(m, g, first, last)) < 0)
+			return err;
+		if (!flex)
+			first += EXT2_BLOCKS_PER_GROUP(sb);
+	}
+	return 0;
+}
+
 /*
  * Refusals the kernel makes at mount time, so that e2map does not answer
  * for an image no mount could serve: a block size above the page size
- * (ext4_load_super), and group descriptors whose bitmaps or inode table
- * lie outside the filesystem or over its metadata (ext4_check_descriptors;
- * libext2fs's ext2fs_check_desc makes the same placement checks), and a
- * casefold filename encoding it does not know (ext4_encoding_init).
+ * (ext4_load_super), a casefold filename encoding it does not know
+ * (ext4_encoding_init), and group descriptors whose bitmaps or inode table
+ * lie outside the filesystem (ext4_check_descriptors).  Metadata over
+ * metadata is the system zone's refusal (syszone.c).
  */
 static int check_mountable(e2map_t *m)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	errcode_t code;
 
 	if (page > 0 && m->bs > (unsigned long)page)
 		return e2map__fail(NULL, -EINVAL, "block size %u: the kernel "
@@ -75,11 +132,7 @@ static int check_mountable(e2map_t *m)
 		return e2map__fail(NULL, -EINVAL, "unknown filename encoding "
 				   "%u: the kernel refuses to mount it",
 				   m->fs->super->s_encoding);
-	if ((code = ext2fs_check_desc(m->fs)) != 0)
-		return e2map__fail(NULL, -EUCLEAN, "group descriptors "
-				   "corrupted (the kernel refuses to mount): %s",
-				   error_message(code));
-	return 0;
+	return check_descriptors(m);
 }
 
 /* ext2fs_open2's refusals, worded for the one who gave the image. */
@@ -110,6 +163,9 @@ static int open_fs(const char *image, const struct e2map_options *o,
 	}
 	m->bs = m->fs->blocksize;
 	m->bits = 10 + m->fs->super->s_log_block_size;
+	/* s_itb_per_group: ext4_block_group_meta_init divides, no rounding. */
+	m->itb = m->fs->super->s_inodes_per_group /
+		 (m->bs / EXT2_INODE_SIZE(m->fs->super));
 	return 0;
 }
 

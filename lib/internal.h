@@ -52,6 +52,7 @@ struct e2map {
 	struct e2map_zones jzone;	/* journal blocks: valid for it only */
 	uint32_t bs;
 	unsigned bits;
+	uint32_t itb;			/* inode table blocks per group */
 	uint64_t s_maxbytes;		/* extent-mapped inodes (spec §6) */
 	uint64_t s_bitmap_maxbytes;	/* block-mapped inodes */
 	bool warm;			/* cache=warm */
@@ -76,6 +77,7 @@ struct es_entry {
 struct escache {
 	struct es_entry *v;
 	size_t n, cap;
+	size_t hint;		/* last search's answer: a guess, checked */
 };
 
 
@@ -136,6 +138,16 @@ void e2map__bcache_free(e2map_t *m);
 
 /* syszone.c */
 int e2map__zone_setup(e2map_t *m);
+/* zonesim.c: add_system_zone's tree, for overlapping ranges */
+struct e2map_zsim {
+	struct znode *v;
+	uint32_t n, root;
+};
+int e2map__zsim_init(struct e2map_zsim *t, size_t adds);
+/* 0, or -EUCLEAN when START lies inside a range met on the way down */
+int e2map__zsim_add(struct e2map_zsim *t, uint64_t start, uint32_t count,
+		    uint32_t ino);
+void e2map__zsim_free(struct e2map_zsim *t);
 void e2map__zone_free(e2map_t *m);
 bool e2map__inode_block_valid(const e2map_file_t *f, uint64_t pblk,
 			      uint64_t count);
@@ -180,7 +192,7 @@ uint64_t e2map__inline_addr(const e2map_file_t *f);
 bool e2map__unmapped(const e2map_file_t *f);
 
 /* escache.c */
-bool e2map__es_lookup(const struct escache *c, uint32_t lblk,
+bool e2map__es_lookup(struct escache *c, uint32_t lblk,
 		      struct es_entry *out);
 int e2map__es_insert(struct escache *c, const struct es_entry *e);
 int e2map__es_cache(struct escache *c, const struct es_entry *e);
