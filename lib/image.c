@@ -207,6 +207,8 @@ int e2map_open(const char *image, const char *options, e2map_t **out)
 		e2map_close(m);
 		return err;
 	}
+	/* The journal inode was checked against a zone still being built. */
+	e2map__icache_free(m);
 	*out = m;
 	return 0;
 }
