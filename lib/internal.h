@@ -37,6 +37,7 @@ struct e2map_zone {
 struct e2map_zones {
 	struct e2map_zone *v;
 	size_t n, cap;
+	size_t hint;		/* last search's answer: a guess, checked */
 };
 
 /* Sorted set of physical block numbers (extent leaves already verified). */

@@ -408,20 +408,33 @@ void e2map__zone_free(e2map_t *m)
 	m->zone = m->jzone = (struct e2map_zones){ 0 };
 }
 
-/* Does [pblk, pblk + count) meet a range of Z (sorted, disjoint)? */
-static bool zone_hit(const struct e2map_zones *z, uint64_t pblk,
-		     uint64_t count)
+static uint64_t zone_end(const struct e2map_zone *r)
 {
-	size_t lo = 0, hi = z->n;
+	return r->start + r->count;
+}
 
+/*
+ * Does [pblk, pblk + count) meet a range of Z (sorted, disjoint)?  The
+ * first range ending after PBLK is searched from the last answer: a
+ * file's blocks tend to lie in one gap between metadata, so a mapping
+ * walk asks about the same gap again and again.
+ */
+static bool zone_hit(struct e2map_zones *z, uint64_t pblk, uint64_t count)
+{
+	size_t lo = 0, hi = z->n, h = z->hint;
+
+	if (h <= z->n && (h == 0 || zone_end(&z->v[h - 1]) <= pblk) &&
+	    (h == z->n || zone_end(&z->v[h]) > pblk))
+		lo = hi = h;
 	while (lo < hi) {	/* first range ending after pblk */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (z->v[mid].start + z->v[mid].count <= pblk)
+		if (zone_end(&z->v[mid]) <= pblk)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	z->hint = lo;
 	return lo < z->n && z->v[lo].start < pblk + count;
 }
 
@@ -432,7 +445,7 @@ static bool zone_hit(const struct e2map_zones *z, uint64_t pblk,
 bool e2map__inode_block_valid(const e2map_file_t *f, uint64_t pblk,
 			      uint64_t count)
 {
-	const e2map_t *m = f->m;
+	e2map_t *m = f->m;
 
 	/*
 	 * The mount never maps a special inode (below s_first_ino, the root
