@@ -98,7 +98,18 @@ static void print_line(const struct check_run *run,
 		       const struct e2map_inode *in, int err,
 		       const char *detail)
 {
-	printf("<%llu> %s", (unsigned long long)in->ino, kind_name(in));
+	char num[24], *p = num + sizeof(num);
+	uint64_t ino = in->ino;
+
+	/* A line per inode: printf's parsing was most of the printing. */
+	*--p = '\0';
+	do {
+		*--p = (char)('0' + ino % 10);
+	} while (ino /= 10);
+	putchar('<');
+	fputs(p, stdout);
+	fputs("> ", stdout);
+	fputs(kind_name(in), stdout);
 	if (!in->err)
 		e2map_inode_paths(run->paths, in->ino, print_first, NULL);
 	if (err)
