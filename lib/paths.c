@@ -300,35 +300,55 @@ void e2map_paths_free(e2map_paths_t *p)
 	free(p);
 }
 
-/* The path of record REC into a malloc'd buffer: "/" for the root. */
-static char *path_of(const e2map_paths_t *p, uint32_t rec, size_t *len)
+/* Length of the path of record REC ("/" for the root counts 1). */
+static size_t path_len(const e2map_paths_t *p, uint32_t rec)
 {
-	size_t total = 0, at;
+	size_t total = 0;
 	uint32_t r;
-	char *s;
 
 	for (r = rec; p->v[r].parent != NO_PARENT; r = p->v[r].parent)
 		total += 1 + p->v[r].name_len;
-	if (!(s = malloc(total + 2)))
-		return NULL;
-	at = total;
-	s[total ? total : 1] = '\0';
+	return total ? total : 1;
+}
+
+/* The path of record REC into S (LEN + 1 bytes), built from its end. */
+static void path_fill(const e2map_paths_t *p, uint32_t rec, char *s,
+		      size_t len)
+{
+	size_t at = len;
+	uint32_t r;
+
+	s[len] = '\0';
 	s[0] = '/';
 	for (r = rec; p->v[r].parent != NO_PARENT; r = p->v[r].parent) {
 		at -= p->v[r].name_len;
 		memcpy(s + at, p->pool + p->v[r].name_off, p->v[r].name_len);
 		s[--at] = '/';
 	}
-	*len = total ? total : 1;
-	return s;
+}
+
+/* CB with the path of record REC: on the stack unless it is long. */
+static int path_cb(const e2map_paths_t *p, uint32_t rec, e2map_path_cb cb,
+		   void *payload)
+{
+	char small[1024], *s = small;
+	size_t len = path_len(p, rec);
+	int err;
+
+	if (len >= sizeof(small) && !(s = malloc(len + 1)))
+		return -ENOMEM;
+	path_fill(p, rec, s, len);
+	err = cb(s, len, payload);
+	if (s != small)
+		free(s);
+	return err;
 }
 
 int e2map_inode_paths(const e2map_paths_t *p, uint64_t ino, e2map_path_cb cb,
 		      void *payload)
 {
-	size_t lo = 0, hi, len;
+	size_t lo = 0, hi;
 	int err = 0;
-	char *s;
 
 	if (!p || !cb)
 		return -EINVAL;
@@ -341,11 +361,7 @@ int e2map_inode_paths(const e2map_paths_t *p, uint64_t ino, e2map_path_cb cb,
 		else
 			hi = mid;
 	}
-	for (; lo < p->n && p->index[lo].ino == ino && !err; lo++) {
-		if (!(s = path_of(p, p->index[lo].rec, &len)))
-			return -ENOMEM;
-		err = cb(s, len, payload);
-		free(s);
-	}
+	for (; lo < p->n && p->index[lo].ino == ino && !err; lo++)
+		err = path_cb(p, p->index[lo].rec, cb, payload);
 	return err;
 }
