@@ -132,7 +132,8 @@ def build(top, nfiles, seed, div):
             path += "/%s" % name_of(r, lv)[-24:]
             t.mkdir(path)
             for k in range(1 + r(3)):
-                t.file("%s/f%d" % (path, k))
+                # "+" is in no generated name: no clash with the next level
+                t.file("%s/f+%d" % (path, k))
         c += 1
     # src: the rest, in directories of 1..250 files, 40 per parent
     d = 0
