@@ -196,7 +196,9 @@ fuzz-smoke: $(FUZZ) fuzz-seeds
 	$(FUZZ) -max_total_time=$${FUZZ_SECONDS:-60} -timeout=10 -rss_limit_mb=2048 \
 		-max_len=4194304 $(FUZZ_SEEDS) testdata/fuzz
 
+# Root; BENCH_CACHE, BENCH_SIZE=large, BENCH_RUNS...: see scripts/bench.sh.
 bench: all
+	@scripts/deps.sh bench
 	E2MAP=$(abspath $(E2MAP)) scripts/bench.sh
 
 FORCE:

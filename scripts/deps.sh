@@ -3,6 +3,8 @@
 # Install what building and testing e2map needs, when it is missing (Debian).
 set -e
 pkgs="build-essential g++ pkg-config e2fsprogs libext2fs-dev comerr-dev libcriterion-dev libjansson-dev xfsprogs gzip attr"
+# scripts/deps.sh bench: also what make bench runs (not the tests, not CI)
+[ "${1:-}" != bench ] || pkgs="$pkgs python3 sleuthkit util-linux"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
