@@ -20,3 +20,17 @@ gen_start() {
 	work=$(mktemp -d "/tmp/$name-XXXXXX")
 	trap 'umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
 }
+
+# gen_mkfs N IMG SIZE MKE2FS-ARGS...: a fresh image file of SIZE made by
+# mke2fs with a fixed time, and the N-th fixed UUID and hash seed.
+gen_mkfs() {
+	local n=$1 img=$2 size=$3
+
+	shift 3
+	rm -f "$img"
+	truncate -s "$size" "$img"
+	E2FSPROGS_FAKE_TIME=1700000000 mke2fs -q -F \
+		-U "6d6f6f72-6275-6c6b-0000-0000000000$n" \
+		-E "hash_seed=6d6f6f72-6275-6c6b-0001-0000000000$n" \
+		"$@" "$img"
+}

@@ -50,15 +50,8 @@ mkdir "$work/mnt"
 uuidn=16
 
 mkfs() {	# mkfs IMG SIZE MKE2FS-ARGS...
-	local img=$1 size=$2
-	shift 2
 	uuidn=$((uuidn + 1))
-	rm -f "$img"
-	truncate -s "$size" "$img"
-	E2FSPROGS_FAKE_TIME=1700000000 mke2fs -q -F \
-		-U "6d6f6f72-6275-6c6b-0000-0000000000$uuidn" \
-		-E "hash_seed=6d6f6f72-6275-6c6b-0001-0000000000$uuidn" \
-		"$@" "$img"
+	gen_mkfs "$uuidn" "$@"
 }
 
 # Candidate blocks, one a line, from dumpe2fs's layout and the journal's
