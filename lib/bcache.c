@@ -5,7 +5,7 @@
  * cache keeps them on a mount.  libext2fs's unix io manager caches 8
  * blocks; a path walk or a whole-image check touches far more, and each
  * miss is a pread.  Direct-mapped: a lookup is one compare, and memory is
- * fixed (SLOTS blocks) whatever the image's size.  The image never changes
+ * fixed (CACHE_BYTES) whatever the image's size or block size.  The image never changes
  * under a read-only handle, so nothing is ever invalidated.
  */
 #include "internal.h"
@@ -15,13 +15,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SLOTS 1024U		/* 4 MiB of 4 KiB blocks; a power of two */
+#define CACHE_BYTES (4U << 20)	/* 1,024 blocks of 4 KiB, 4,096 of 1 KiB */
 #define NO_BLOCK UINT64_MAX
 
 struct e2map_bcache {
-	uint64_t tag[SLOTS];
+	unsigned slots;		/* a power of two */
+	uint64_t *tag;
 	unsigned char *data;	/* SLOTS blocks, touched as they are used */
 };
+
+static void bcache_free(struct e2map_bcache *c)
+{
+	if (c) {
+		free(c->tag);
+		free(c->data);
+	}
+	free(c);
+}
 
 static struct e2map_bcache *bcache_get(e2map_t *m)
 {
@@ -30,22 +40,25 @@ static struct e2map_bcache *bcache_get(e2map_t *m)
 
 	if (c)
 		return c;
-	if (!(c = malloc(sizeof(*c))))
+	if (!(c = calloc(1, sizeof(*c))))
 		return NULL;
-	if (!(c->data = malloc((size_t)SLOTS * m->bs))) {
-		free(c);
+	c->slots = CACHE_BYTES / m->bs;		/* block sizes are powers of 2 */
+	c->tag = malloc(c->slots * sizeof(*c->tag));
+	c->data = malloc((size_t)c->slots * m->bs);
+	if (!c->tag || !c->data) {
+		bcache_free(c);
 		return NULL;
 	}
-	for (i = 0; i < SLOTS; i++)
+	for (i = 0; i < c->slots; i++)
 		c->tag[i] = NO_BLOCK;
 	return m->bcache = c;
 }
 
 /* Neighbouring blocks land in neighbouring slots: a table walk keeps
  * its recent blocks while the tree blocks it meets evict few of them. */
-static unsigned slot_of(uint64_t pblk)
+static unsigned slot_of(const struct e2map_bcache *c, uint64_t pblk)
 {
-	return (unsigned)(pblk ^ (pblk >> 20)) & (SLOTS - 1);
+	return (unsigned)(pblk ^ (pblk >> 20)) & (c->slots - 1);
 }
 
 static int read_image(e2map_t *m, uint64_t pblk, void *buf)
@@ -77,7 +90,7 @@ static const unsigned char *cached(e2map_t *m, uint64_t pblk, int *err)
 		*err = -ENOMEM;
 		return NULL;
 	}
-	i = slot_of(pblk);
+	i = slot_of(c, pblk);
 	slot = c->data + (size_t)i * m->bs;
 	if (c->tag[i] != pblk) {
 		c->tag[i] = NO_BLOCK;
@@ -112,8 +125,6 @@ uint64_t e2map_blocks_read(const e2map_t *m)
 
 void e2map__bcache_free(e2map_t *m)
 {
-	if (m->bcache)
-		free(m->bcache->data);
-	free(m->bcache);
+	bcache_free(m->bcache);
 	m->bcache = NULL;
 }

@@ -718,8 +718,8 @@ int e2map__dir_list_linear(e2map_file_t *dir, e2map__dirent_cb cb,
 		if (dir_map(&d, (uint32_t)lblk, (uint32_t)(nblocks - lblk),
 			    &pblk, &hole) < 0)
 			return -EAGAIN;
-		if (!pblk) {
-			lblk += hole - 1;
+		if (!pblk) {	/* the hole's end (a hole is never empty) */
+			lblk += (hole ? hole : 1) - 1;
 			continue;
 		}
 		if (e2map__read_block(dir->m, pblk, dir->buf) < 0 ||
