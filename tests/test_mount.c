@@ -55,8 +55,8 @@ static int errno_of(const char *name)
 static void kernel_words(const char *lines, char *out, size_t len)
 {
 	static const char *const pat[] = {
-		"(Block bitmap|Inode bitmap|Inode table) for group [0-9]+ "
-		"not in group \\(block [0-9]+\\)",
+		("(Block bitmap|Inode bitmap|Inode table) for group [0-9]+ "
+		 "not in group \\(block [0-9]+\\)"),
 		"blocks [0-9]+-[0-9]+ from inode overlap system zone",
 		"failed to initialize system zone \\(-?[0-9]+\\)",
 	};
