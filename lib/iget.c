@@ -152,14 +152,6 @@ struct e2map_icache {
 	enum e2map_iget how[ICACHE_SLOTS];
 };
 
-static size_t raw_size(const e2map_t *m)
-{
-	size_t isize = EXT2_INODE_SIZE(m->fs->super);
-
-	return isize > sizeof(struct ext2_inode_large) ?
-	       isize : sizeof(struct ext2_inode_large);
-}
-
 /* DST takes SRC's checked on-disk state, keeping its own buffers, with
  * an empty extent-status cache and no leaf read. */
 static void copy_state(e2map_file_t *dst, const e2map_file_t *src)
@@ -167,7 +159,7 @@ static void copy_state(e2map_file_t *dst, const e2map_file_t *src)
 	unsigned char *raw = dst->raw, *buf = dst->buf;
 
 	*dst = *src;
-	memcpy(raw, src->raw, raw_size(src->m));
+	memcpy(raw, src->raw, e2map__raw_size(src->m));
 	dst->raw = raw;
 	dst->inode = (struct ext2_inode_large *)raw;
 	dst->buf = buf;
@@ -183,7 +175,7 @@ static int clone(const e2map_file_t *t, bool with_buf, e2map_file_t **out)
 
 	if (!f)
 		return -ENOMEM;
-	f->raw = malloc(raw_size(t->m));
+	f->raw = malloc(e2map__raw_size(t->m));
 	f->buf = with_buf ? malloc(t->m->bs) : NULL;
 	if (!f->raw || (with_buf && !f->buf)) {
 		e2map_file_close(f);

@@ -28,11 +28,20 @@ static int locate(e2map_file_t *f)
 	return 0;
 }
 
+/* An inode's private copy: the on-disk size, or the large struct the
+ * fields are read through when the inode is smaller. */
+size_t e2map__raw_size(const e2map_t *m)
+{
+	size_t isize = EXT2_INODE_SIZE(m->fs->super);
+
+	return isize > sizeof(struct ext2_inode_large) ?
+	       isize : sizeof(struct ext2_inode_large);
+}
+
 static int read_raw(e2map_file_t *f)
 {
 	unsigned isize = EXT2_INODE_SIZE(f->m->fs->super);
-	size_t alloc = isize > sizeof(struct ext2_inode_large) ?
-		       isize : sizeof(struct ext2_inode_large);
+	size_t alloc = e2map__raw_size(f->m);
 	int err;
 
 	if ((err = locate(f)) < 0)

@@ -160,6 +160,7 @@ uint64_t e2map__max_bitmap_size(unsigned bits, bool huge_file);
 /* inode.c: the on-disk inode of F->ino, loaded and its fields checked */
 uint64_t e2map__inode_blocks(const e2map_file_t *f);
 int e2map__inode_load(e2map_file_t *f, bool by_number);
+size_t e2map__raw_size(const e2map_t *m);	/* bytes of an inode's raw copy */
 /* i_flags of INO as its inode table holds them, before any check. */
 int e2map__inode_raw_flags(e2map_t *m, ext2_ino_t ino, uint32_t *flags);
 
