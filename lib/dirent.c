@@ -126,10 +126,10 @@ static int search_buf(const struct dir *d, const unsigned char *buf,
 static uint32_t inode_seed(const e2map_file_t *f)
 {
 	uint32_t le_ino = ext2fs_cpu_to_le32(f->ino);
-	uint32_t crc = ext2fs_crc32c_le(f->m->fs->csum_seed,
+	uint32_t crc = e2map__crc32c(f->m->fs->csum_seed,
 					(unsigned char *)&le_ino, 4);
 
-	return ext2fs_crc32c_le(crc, (unsigned char *)&f->inode->i_generation,
+	return e2map__crc32c(crc, (unsigned char *)&f->inode->i_generation,
 				4);
 }
 
@@ -143,7 +143,7 @@ static bool leaf_csum_ok(const struct dir *d, const unsigned char *b)
 	if (le32(t) || rec_len(t, d->bs) != TAIL_SIZE || t[6] ||
 	    t[7] != FT_DIR_CSUM)
 		return false;
-	return ext2fs_crc32c_le(inode_seed(d->f), b, d->bs - TAIL_SIZE) ==
+	return e2map__crc32c(inode_seed(d->f), b, d->bs - TAIL_SIZE) ==
 	       le32(t + 8);
 }
 
@@ -175,9 +175,9 @@ static bool dx_csum_ok(const struct dir *d, const unsigned char *b)
 	count = le16(b + coff + 2);
 	if (coff + limit * 8 > d->bs - DX_TAIL_SIZE || count > limit)
 		return false;
-	crc = ext2fs_crc32c_le(inode_seed(d->f), b, coff + count * 8);
-	crc = ext2fs_crc32c_le(crc, b + coff + limit * 8, 4);
-	crc = ext2fs_crc32c_le(crc, zero, 4);
+	crc = e2map__crc32c(inode_seed(d->f), b, coff + count * 8);
+	crc = e2map__crc32c(crc, b + coff + limit * 8, 4);
+	crc = e2map__crc32c(crc, zero, 4);
 	return crc == le32(b + coff + limit * 8 + 4);
 }
 

@@ -78,17 +78,17 @@ static bool csum_ok(e2map_file_t *f)
 
 	if (fs->super->s_creator_os == EXT2_OS_HURD)
 		return true;
-	crc = ext2fs_crc32c_le(fs->csum_seed, (unsigned char *)&le_ino, 4);
-	crc = ext2fs_crc32c_le(crc, (unsigned char *)&in->i_generation, 4);
+	crc = e2map__crc32c(fs->csum_seed, (unsigned char *)&le_ino, 4);
+	crc = e2map__crc32c(crc, (unsigned char *)&in->i_generation, 4);
 	/* The inode with its checksum fields read as zeroes, uncopied. */
-	crc = ext2fs_crc32c_le(crc, f->raw, lo);
-	crc = ext2fs_crc32c_le(crc, zero, 2);
+	crc = e2map__crc32c(crc, f->raw, lo);
+	crc = e2map__crc32c(crc, zero, 2);
 	if (hi) {
-		crc = ext2fs_crc32c_le(crc, f->raw + lo + 2, hi_at - lo - 2);
-		crc = ext2fs_crc32c_le(crc, zero, 2);
-		crc = ext2fs_crc32c_le(crc, f->raw + hi_at + 2, isize - hi_at - 2);
+		crc = e2map__crc32c(crc, f->raw + lo + 2, hi_at - lo - 2);
+		crc = e2map__crc32c(crc, zero, 2);
+		crc = e2map__crc32c(crc, f->raw + hi_at + 2, isize - hi_at - 2);
 	} else {
-		crc = ext2fs_crc32c_le(crc, f->raw + lo + 2, isize - lo - 2);
+		crc = e2map__crc32c(crc, f->raw + lo + 2, isize - lo - 2);
 	}
 	want = in->i_checksum_lo;
 	if (hi)

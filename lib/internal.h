@@ -157,6 +157,9 @@ bool e2map__inode_block_valid(const e2map_file_t *f, uint64_t pblk,
 uint64_t e2map__max_size(unsigned bits, bool huge_file);
 uint64_t e2map__max_bitmap_size(unsigned bits, bool huge_file);
 
+/* crc32c.c: ext4's crc32c update (ext2fs_crc32c_le's), in hardware where it can */
+uint32_t e2map__crc32c(uint32_t crc, const void *buf, size_t len);
+
 /* inode.c: the on-disk inode of F->ino, loaded and its fields checked */
 uint64_t e2map__inode_blocks(const e2map_file_t *f);
 int e2map__inode_load(e2map_file_t *f, bool by_number);
