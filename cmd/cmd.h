@@ -99,6 +99,29 @@ void cmd_why(const struct cmd_common *co, const char *cmd, const char *image,
 	     const char *path, int err, const e2map_t *m);
 
 /*
+ * progress.c: "e2map CMD: DONE/TOTAL UNIT (P%)[, BYTES], RATE/s, ETA T"
+ * redrawn on stderr while a whole-image command works: only when stderr
+ * is a terminal, not with --quiet, and not when STREAMS (the command
+ * prints as it goes) and stdout is a terminal too.  _end wipes the line.
+ */
+struct cmd_progress {
+	bool on, drawn;
+	const char *cmd, *unit;
+	uint64_t total, done, bytes, ticks;
+	int64_t start, last;		/* CLOCK_MONOTONIC, ns */
+};
+void cmd_progress_start(struct cmd_progress *p, const char *cmd,
+			const char *unit, uint64_t total, bool quiet,
+			bool streams);
+/* N more UNITs done (and BYTES more bytes, shown when any were counted). */
+void cmd_progress_add(struct cmd_progress *p, uint64_t n, uint64_t bytes);
+void cmd_progress_draw(struct cmd_progress *p);
+void cmd_progress_end(struct cmd_progress *p);
+/* The line for P after ELAPSED_NS, into BUF; snprintf's result. */
+int cmd_progress_format(char *buf, size_t size, const struct cmd_progress *p,
+			int64_t elapsed_ns);
+
+/*
  * json.c: --json documents are built with jansson (CLI only; the library
  * does not depend on it).  The rules of e2map(1), JSON OUTPUT, live here:
  * an integer above 2^53-1 becomes a decimal string, a name that is not
