@@ -242,6 +242,31 @@ E2MAP_API int e2map_inode_paths(const e2map_paths_t *p, uint64_t ino,
 				e2map_path_cb cb, void *payload);
 
 /*
+ * The entries of directory F as getdents(2) lists them on a fresh mount,
+ * in the kernel's order: hash order (ext4_dx_readdir) for an htree, a
+ * single-block or an inline directory on a dir_index filesystem, "." and
+ * ".." first for an htree and hashed among the names otherwise; block
+ * order for any other directory and for an htree the kernel finds broken
+ * at its root.  TYPE is d_type (DT_UNKNOWN without the filetype feature).
+ * NAME is LEN bytes, not NUL-terminated, borrowed for the call.  What the
+ * kernel skips is skipped (a block failing its checksum in block order, the
+ * rest of a block after a bad entry); what fails getdents fails here,
+ * after the entries before it: a name getdents refuses (empty, or with a
+ * "/") -EIO, an htree block failing its checksum -EBADMSG.  An encrypted directory is -ENOKEY
+ * (the kernel lists no-key names; e2map does not make them), anything but
+ * a directory -ENOTDIR.  A non-zero return from CB stops and is returned.
+ */
+struct e2map_dirent {
+	uint64_t ino;
+	unsigned char type;
+	const char *name;
+	size_t len;
+};
+typedef int (*e2map_dirent_cb)(const struct e2map_dirent *de, void *payload);
+E2MAP_API int e2map_readdir(e2map_file_t *f, e2map_dirent_cb cb,
+			    void *payload);
+
+/*
  * Run on F what `e2map check` runs per inode: the whole SEEK_DATA/SEEK_HOLE
  * walk, the whole FIEMAP listing (batches of 32, as xfs_io asks) and a
  * FIEMAP_FLAG_XATTR call.  Returns 0 or the first error; ST counts calls.
