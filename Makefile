@@ -108,7 +108,7 @@ $(PROBE): $(OBJ)/tests/probe.o $(TESTLIB_OBJS) $(LIBA)
 
 $(RUNNER): $(TEST_OBJS) $(TESTLIB_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcriterion $(EXT2_LIBS) $(JANSSON_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcriterion $(EXT2_LIBS) $(JANSSON_LIBS) -lutil
 
 # Regenerated every time: PREFIX and LIBDIR may differ from the last run.
 $(PC): lib/e2map.pc.in Makefile FORCE

@@ -32,10 +32,12 @@ const struct e2map_cmd *cmd_find(const char *name);
 
 /* The commands: argv[0] is the command name. */
 int cmd_check(int argc, char **argv);
+int cmd_du(int argc, char **argv);
 int cmd_fiemap(int argc, char **argv);
 int cmd_filefrag(int argc, char **argv);
 int cmd_seek(int argc, char **argv);
 void check_help(void);
+void du_help(void);
 void fiemap_help(void);
 void filefrag_help(void);
 void seek_help(void);

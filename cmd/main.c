@@ -29,6 +29,10 @@ static void help_help(void)
 static const struct e2map_cmd commands[] = {	/* sorted by name */
 	{ "check", cmd_check, "[-q] [--json] [--offset BYTES] IMAGE",
 	  "run every inode through the whole mapping walk", check_help },
+	{ "du", cmd_du,
+	  "[-a|-s] [-d N] [-h|-b] [--apparent-size|--written] [-q] "
+	  "[--offset BYTES] IMAGE [PATH]",
+	  "disk usage as GNU du prints it on the mount", du_help },
 	{ "fiemap", cmd_fiemap,
 	  "[-a] [-l] [-v] [-n COUNT] [--json] [--offset BYTES] "
 	  "[--no-follow] IMAGE PATH [OFFSET [LENGTH]]",

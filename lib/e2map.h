@@ -164,6 +164,8 @@ struct e2map_statfs {
 	uint32_t type;		/* 0xEF53 */
 	uint32_t bsize;		/* block size */
 	uint64_t blocks;	/* blocks less the filesystem's own overhead */
+	uint64_t files;		/* f_files: the inode count */
+	uint64_t ffree;		/* f_ffree: the groups' free inodes */
 };
 E2MAP_API int e2map_statfs(e2map_t *m, struct e2map_statfs *st);
 
@@ -265,6 +267,46 @@ struct e2map_dirent {
 typedef int (*e2map_dirent_cb)(const struct e2map_dirent *de, void *payload);
 E2MAP_API int e2map_readdir(e2map_file_t *f, e2map_dirent_cb cb,
 			    void *payload);
+
+/*
+ * du's walk from PATH (its final symlink not followed), as GNU du walks the
+ * mount: each directory in getdents order (a batch of more than 10,000
+ * names sorted by inode number, as gnulib's fts sorts on ext4), a file of
+ * several links counted at its first name only.  CB gets, in du's order,
+ * every entry counted (WHAT E2MAP_DU_SIZE; a directory after everything
+ * under it, BYTES its total) and what du would complain about, ERR set:
+ * a name lstat could not reach (E2MAP_DU_CANNOT_ACCESS, nothing counted), a
+ * directory whose listing failed before any name (..._CANNOT_READ_DIR) or
+ * after some (..._READ_ERROR; also a size that could not be taken), each
+ * right before that directory's own entry.  SIZE: st_blocks * 512, st_size,
+ * or the bytes of written data below i_size (regular files and
+ * directories; the mapping walk's DATA runs and inline data).  PATH is
+ * borrowed for the call, LEN bytes and a NUL.  Returns 0, CB's non-zero
+ * return, or -ENOMEM / -EINVAL; the errors CB got are not repeated.
+ */
+enum e2map_du_size {
+	E2MAP_DU_ALLOCATED,
+	E2MAP_DU_APPARENT,
+	E2MAP_DU_WRITTEN
+};
+enum e2map_du_what {
+	E2MAP_DU_SIZE,
+	E2MAP_DU_CANNOT_ACCESS,
+	E2MAP_DU_CANNOT_READ_DIR,
+	E2MAP_DU_READ_ERROR
+};
+struct e2map_du_entry {
+	const char *path;
+	size_t len;
+	int depth;		/* 0 for PATH itself */
+	int dir;
+	uint64_t bytes;
+	int err;
+	enum e2map_du_what what;
+};
+typedef int (*e2map_du_cb)(const struct e2map_du_entry *e, void *payload);
+E2MAP_API int e2map_du(e2map_t *m, const char *path, enum e2map_du_size size,
+		       e2map_du_cb cb, void *payload);
 
 /*
  * Run on F what `e2map check` runs per inode: the whole SEEK_DATA/SEEK_HOLE

@@ -153,7 +153,7 @@ int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st)
 	st->mode = f->inode->i_mode;
 	st->blksize = f->m->bs;
 	st->size = f->size;
-	st->blocks = e2map__inode_blocks(f);
+	st->blocks = e2map__stat_blocks(f);
 	st->maxbytes = f->maxbytes;
 	st->flags = f->inode->i_flags & FL_USER_VISIBLE;
 	return 0;

@@ -313,5 +313,10 @@ int e2map_statfs(e2map_t *m, struct e2map_statfs *st)
 	st->type = EXT2_SUPER_MAGIC;
 	st->bsize = m->bs;
 	st->blocks = ext2fs_blocks_count(sb) - overhead;
+	st->files = sb->s_inodes_count;
+	/* The mount's free-inode counter starts as the groups' sum. */
+	st->ffree = 0;
+	for (dgrp_t g = 0; g < m->fs->group_desc_count; g++)
+		st->ffree += ext2fs_bg_free_inodes_count(m->fs, g);
 	return 0;
 }

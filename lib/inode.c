@@ -198,3 +198,17 @@ uint64_t e2map__inode_blocks(const e2map_file_t *f)
 	return (in->i_flags & EXT4_HUGE_FILE_FL) ? blocks << (f->m->bits - 9) :
 						    blocks;
 }
+
+/*
+ * st_blocks as stat(2) shows it: ext4_file_getattr reports at least a
+ * sector per 512 bytes of a regular file's inline data, so that tools do
+ * not take it for a hole.
+ */
+uint64_t e2map__stat_blocks(const e2map_file_t *f)
+{
+	uint64_t blocks = e2map__inode_blocks(f);
+
+	if (f->src == SRC_INLINE && LINUX_S_ISREG(f->inode->i_mode))
+		blocks += (f->size + 511) >> 9;
+	return blocks;
+}

@@ -162,6 +162,7 @@ uint32_t e2map__crc32c(uint32_t crc, const void *buf, size_t len);
 
 /* inode.c: the on-disk inode of F->ino, loaded and its fields checked */
 uint64_t e2map__inode_blocks(const e2map_file_t *f);
+uint64_t e2map__stat_blocks(const e2map_file_t *f);
 int e2map__inode_load(e2map_file_t *f, bool by_number);
 size_t e2map__raw_size(const e2map_t *m);	/* bytes of an inode's raw copy */
 /* i_flags of INO as its inode table holds them, before any check. */
@@ -267,6 +268,11 @@ int e2map__no_entry(e2map_file_t *dir, const struct e2map_name *n);
  * in scan order; -EAGAIN for any other directory. */
 int e2map__dir_list_linear(e2map_file_t *dir, e2map__dirent_cb cb,
 			   void *payload);
+
+/* lookup.c, for tree walks: NAME in the open DIR, whose ancestors from
+ * the root are CHAIN[0..N), checked as lstat(2) of DIR/NAME */
+int e2map__lookup_child(e2map_file_t *dir, const ext2_ino_t *chain, size_t n,
+			const struct e2map_name *name, e2map_file_t **out);
 
 /* dcache.c: 1 and *INO, 0 (no such name), or -EAGAIN: search the directory */
 int e2map__dcache_find(e2map_file_t *dir, const struct e2map_name *n,

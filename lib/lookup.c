@@ -162,6 +162,28 @@ static int lookup_one(struct walk *w, const struct e2map_name *name,
 	return err;
 }
 
+/*
+ * For tree walks: ext4_lookup of NAME in the open directory DIR, whose
+ * ancestors from the root are CHAIN[0..N) (DIR itself last), as lstat(2)
+ * of DIR/NAME reaches it: *OUT is the child, checked.
+ */
+int e2map__lookup_child(e2map_file_t *dir, const ext2_ino_t *chain, size_t n,
+			const struct e2map_name *name, e2map_file_t **out)
+{
+	struct walk w = { dir->m, (ext2_ino_t *)chain, n, n, 0, false, 0,
+			  dir };
+	unsigned char disk[256];
+	struct e2map_name nm = *name;
+	uint32_t ino;
+	int err;
+
+	*out = NULL;
+	if ((err = crypt_name(dir, &nm, disk)) == 0 &&
+	    (err = find_entry(dir, &nm, &ino)) == 0)
+		err = lookup_child(&w, dir, ino, out);
+	return err;
+}
+
 /* ext4_get_link's block: the first block of a slow symlink. */
 static int link_block(e2map_file_t *f)
 {

@@ -586,3 +586,30 @@ Test(cli, inode_number_outside_the_table_is_one_line, .init = make_image,
 				 "number"), "%s", r.err);
 	}
 }
+
+Test(cli, du_usage_errors)
+{
+	struct run r;
+
+	run(&r, (const char *[]){ "du", "-Z", "x.img", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "e2map: du: invalid option or missing "
+			 "argument: '-Z'\nusage: e2map du "), "%s", r.err);
+	run(&r, (const char *[]){ "du", "-as", "x.img", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert_str_eq(r.err, "e2map: du: cannot both summarize and show "
+			 "all entries\n");
+	run(&r, (const char *[]){ "du", "-d", "x", "x.img", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert_str_eq(r.err, "e2map: du: invalid maximum depth 'x'\n");
+	run(&r, (const char *[]){ "du", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "usage: e2map du "));
+	run(&r, (const char *[]){ "du", "/nonexistent.img", NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, "e2map: du: /nonexistent.img: "), "%s", r.err);
+	cr_assert_str_empty(r.out);
+	run(&r, (const char *[]){ "help", "du", NULL });
+	cr_assert_eq(r.status, 0);
+	cr_assert(strstr(r.out, "--written"));
+}

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * `e2map du` against GNU du on the kernel's mount, as recorded by
+ * scripts/record-du.sh: for each recorded run the same stdout, the same
+ * stderr (du's own words) and the same exit status.
+ */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <pty.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "calls.h"
+#include "cli_run.h"
+#include "fixture.h"
+
+#define MAX_ARGS 16
+
+/* "$ OPTS PATH<TAB>OUT<TAB>STATUS<TAB>ERR": ARGV for e2map, the sizes. */
+static size_t parse_head(char *line, char *img, const char **argv,
+			 size_t *out, int *status, size_t *err)
+{
+	char *tab = strchr(line, '\t'), *path, *tok, *save;
+	size_t n = 0;
+
+	cr_assert(tab && !strncmp(line, "$ ", 2), "bad record: %s", line);
+	*tab = '\0';
+	cr_assert_eq(sscanf(tab + 1, "%zu\t%d\t%zu", out, status, err), 3);
+	path = strrchr(line, ' ');
+	*path++ = '\0';
+	argv[n++] = "du";
+	for (tok = strtok_r(line + 2, " ", &save); tok && n < MAX_ARGS - 3;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[n++] = tok;
+	argv[n++] = img;
+	argv[n++] = path;
+	argv[n] = NULL;
+	return n;
+}
+
+static void compare(const char *name)
+{
+	char path[4096], *text, *img = fixture_image(name);
+	size_t len, at = 0, runs = 0;
+
+	cr_assert(img, "cannot unpack testdata/%s.img.gz", name);
+	snprintf(path, sizeof(path), "%s/%s.du", fixture_testdata(), name);
+	cr_assert((text = calls_read_file(path, &len)), "no %s(.gz)", path);
+	while (at < len) {
+		const char *argv[MAX_ARGS];
+		char *nl = memchr(text + at, '\n', len - at), *head = text + at;
+		size_t out, err, n;
+		int status;
+		struct cli_out r;
+
+		cr_assert(nl, "%s: truncated", path);
+		*nl = '\0';
+		n = parse_head(head, img, argv, &out, &status, &err);
+		at = (size_t)(nl - text) + 1;
+		cr_assert_leq(at + out + err, len, "%s: truncated", path);
+		cr_assert_eq(cli_run(argv, &r), 0);
+		cr_expect(r.out_len == out && !memcmp(r.out, text + at, out),
+			  "%s: du %s %s: stdout differs:\n%s", name, argv[1],
+			  argv[n - 1], r.out);
+		cr_expect(r.err_len == err &&
+			  !memcmp(r.err, text + at + out, err),
+			  "%s: du %s: stderr differs:\n%s", name, argv[1], r.err);
+		cr_expect_eq(r.status, status, "%s: du %s: status %d, not %d",
+			     name, argv[1], r.status, status);
+		cli_out_free(&r);
+		at += out + err;
+		runs++;
+	}
+	cr_assert_gt(runs, 0);
+	fixture_remove(img);
+	free(text);
+}
+
+TestSuite(du, .timeout = 120);
+
+Test(du, corrupt_4k) { compare("corrupt-4k"); }
+Test(du, crafted_4k) { compare("crafted-4k"); }
+Test(du, ext2_1k) { compare("ext2-1k"); }
+Test(du, ext2_4k) { compare("ext2-4k"); }
+Test(du, ext3_1k) { compare("ext3-1k"); }
+Test(du, ext3_2k) { compare("ext3-2k"); }
+Test(du, ext4_1k) { compare("ext4-1k"); }
+Test(du, ext4_2k) { compare("ext4-2k"); }
+Test(du, ext4_4k) { compare("ext4-4k"); }
+Test(du, ext4_bigalloc) { compare("ext4-bigalloc"); }
+Test(du, ext4_deep) { compare("ext4-deep"); }
+Test(du, ext4_ea_inode) { compare("ext4-ea_inode"); }
+Test(du, ext4_inline) { compare("ext4-inline"); }
+Test(du, ext4_links) { compare("ext4-links"); }
+Test(du, ext4_mixed) { compare("ext4-mixed"); }
+Test(du, ext4_names) { compare("ext4-names"); }
+Test(du, ext4_no64bit_nocsum) { compare("ext4-no64bit-nocsum"); }
+Test(du, ext4_noextents) { compare("ext4-noextents"); }
+Test(du, ext4_nohuge) { compare("ext4-nohuge"); }
+Test(du, ext4_nohuge_1k) { compare("ext4-nohuge-1k"); }
+Test(du, hash_neither_1k) { compare("hash-neither-1k"); }
+Test(du, hash_signed_1k) { compare("hash-signed-1k"); }
+Test(du, linear_1k) { compare("linear-1k"); }
+Test(du, linear_nocsum_1k) { compare("linear-nocsum-1k"); }
+Test(du, readdir_1k) { compare("readdir-1k"); }
+Test(du, readdir_nocsum_1k) { compare("readdir-nocsum-1k"); }
+Test(du, special_1k) { compare("special-1k"); }
+Test(du, zone_1k_flex) { compare("zone-1k-flex"); }
+Test(du, zone_4k) { compare("zone-4k"); }
+Test(du, zone_bigalloc) { compare("zone-bigalloc"); }
+Test(du, zone_ext3) { compare("zone-ext3"); }
+Test(du, zone_meta) { compare("zone-meta"); }
+Test(du, zone_meta_first) { compare("zone-meta-first"); }
+Test(du, zone_noflex) { compare("zone-noflex"); }
+Test(du, zone_sparse2) { compare("zone-sparse2"); }
+
+/*
+ * The progress line: drawn on stderr when it is a terminal (a pty here,
+ * stdout a pipe), wiped at the end; never with -q.
+ */
+static char *run_on_pty(const char *const *argv, size_t *len)
+{
+	int master, status, out[2];
+	char *buf = malloc(65536);
+	ssize_t n;
+	pid_t pid;
+
+	cr_assert(buf && pipe(out) == 0);
+	pid = forkpty(&master, NULL, NULL, NULL);
+	cr_assert_geq(pid, 0, "no pty: %s", strerror(errno));
+	if (pid == 0) {
+		dup2(out[1], STDOUT_FILENO);
+		execv(getenv("E2MAP"), (char *const *)argv);
+		_exit(127);
+	}
+	close(out[1]);
+	*len = 0;
+	/* EIO from the master once the child has gone: the end. */
+	while ((n = read(master, buf + *len, 65535 - *len)) > 0)
+		*len += (size_t)n;
+	buf[*len] = '\0';
+	waitpid(pid, &status, 0);
+	close(master);
+	close(out[0]);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return buf;
+}
+
+Test(du, progress_on_a_terminal)
+{
+	char *img = fixture_image("ext4-4k"), *s;
+	const char *argv[] = { "e2map", "du", "-s", img, NULL, NULL };
+	size_t len;
+
+	cr_assert(img);
+	s = run_on_pty(argv, &len);
+	cr_expect(strstr(s, "\re2map du: 0/") && strstr(s, " inodes (0%)"),
+		  "no progress line: %s", s);
+	cr_expect(len >= 4 && !strcmp(s + len - 4, "\r\033[K"),
+		  "not wiped at the end: %s", s);
+	free(s);
+	argv[2] = "-sq";
+	argv[3] = img;
+	s = run_on_pty(argv, &len);
+	cr_expect_eq(len, 0, "-q drew: %s", s);
+	free(s);
+	fixture_remove(img);
+}
