@@ -18,15 +18,15 @@
  *  3. Its synopsis and section in cmd/e2map.1 and its line in README.md
  *     (tests/test_cli_help.c holds both to `e2map help <name>`), a case in
  *     tests/test_cli_usage.c.
+ * cmd_seek.c is the model: seek_options[], seek_spec, cmd_seek().
  */
 #include "cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <string.h>
 #include <unistd.h>
 
-static int cmd_help_cmd(int argc, char **argv);
+static int run_help(int argc, char **argv);
 
 static const struct cmd_option help_options[] = { CMD_OPT_END };
 
@@ -51,7 +51,7 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	  "print the FIEMAP extent map as xfs_io -c fiemap", &fiemap_spec },
 	{ "filefrag", cmd_filefrag, "report extents as e2fsprogs filefrag",
 	  &filefrag_spec },
-	{ "help", cmd_help_cmd, "list the commands, or explain one",
+	{ "help", run_help, "list the commands, or explain one",
 	  &help_spec },
 	{ "seek", cmd_seek,
 	  "locate the next data and/or hole as xfs_io -c seek", &seek_spec },
@@ -83,7 +83,7 @@ static void print_overview(FILE *out)
 }
 
 /* `e2map help [COMMAND]`: the overview, or one command's help. */
-static int cmd_help_cmd(int argc, char **argv)
+static int run_help(int argc, char **argv)
 {
 	struct cmd_common co = { 0 };
 	struct cmd_operands ops;
@@ -144,7 +144,5 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	/* Each command says what was wrong in its own one line. */
-	opterr = 0;
 	return finish_stdout(dispatch(argc, argv));
 }
