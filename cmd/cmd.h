@@ -45,9 +45,11 @@ enum cmd_opt_action {
 };
 
 /*
- * One row of a command's option table.  FIELD is an offsetof in the
- * struct the command hands the parser, or, with COMMON, in its struct
- * cmd_common.  A rejected argument is "e2map: CMD: invalid WHAT 'ARG'"
+ * One row of a command's option table (48 rows at most), written with
+ * designated initializers.  FIELD is an offsetof in the struct the
+ * command hands the parser, or, with COMMON, in its struct cmd_common;
+ * the option takes an argument when it has ARG or CHOICES (a group of
+ * short flags, -sav, and repeats are getopt's).  A rejected argument is "e2map: CMD: invalid WHAT 'ARG'"
  * (CMD_OPT_PARSE) or "e2map: CMD: invalid --LONG 'ARG': not one of A, B"
  * (CMD_OPT_CHOICE), exit 2.  Options of one non-zero GROUP are shown as
  * one "[-a|-b]" in the usage line, "-a|-b" when REQUIRED: then one of

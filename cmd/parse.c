@@ -275,6 +275,8 @@ static void option_line(const char *spec, const char *help)
 {
 	const char *nl;
 
+	if (!help)
+		help = "";
 	if (strlen(spec) < HELP_COLUMN - 3)
 		printf("  %-*s", HELP_COLUMN - 2, spec);
 	else
