@@ -106,7 +106,9 @@ $(PROBE): $(OBJ)/tests/probe.o $(TESTLIB_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(EXT2_LIBS)
 
-$(RUNNER): $(TEST_OBJS) $(TESTLIB_OBJS) $(LIBA)
+# tests/test_cli_parse.c runs the CLI's option parser without main.c.
+CMD_PARSE_OBJS := $(OBJ)/cmd/parse.o $(OBJ)/cmd/util.o
+$(RUNNER): $(TEST_OBJS) $(TESTLIB_OBJS) $(CMD_PARSE_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcriterion $(EXT2_LIBS) $(JANSSON_LIBS) -lutil
 

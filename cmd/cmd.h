@@ -9,6 +9,7 @@
 #define E2MAP_CMD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -19,13 +20,106 @@
 #define CMD_EXIT_FAIL 1
 #define CMD_EXIT_USAGE 2
 
+/*
+ * A command's row (main.c): what `e2map help` lists and dispatch calls.
+ * Its options, operands and help text are its spec, kept beside the code
+ * that reads them (cmd_<name>.c); the shared parser (parse.c) reads the
+ * command line, prints the usage line and the help from that one spec.
+ */
 struct e2map_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);	/* returns the exit status */
-	const char *args;			/* usage line after the name */
-	const char *oneline;
-	void (*help)(void);			/* sentence, examples, flags */
+	const char *oneline;			/* e2map help's list */
+	const struct cmd_spec *spec;
 };
+
+/* What the parser does with an option, in command-line order. */
+enum cmd_opt_action {
+	CMD_OPT_TRUE,		/* bool FIELD = true */
+	CMD_OPT_COUNT,		/* int FIELD += 1: -v -v, -vv */
+	CMD_OPT_BITS,		/* unsigned FIELD |= VALUE */
+	CMD_OPT_SET,		/* int FIELD = VALUE: the last one given wins */
+	CMD_OPT_STRING,		/* const char *FIELD = the argument, as typed */
+	CMD_OPT_CHOICE,		/* int FIELD = the argument's index in CHOICES */
+	CMD_OPT_PARSE,		/* PARSE(the argument or NULL, &FIELD) */
+};
+
+/*
+ * One row of a command's option table (48 rows at most), written with
+ * designated initializers.  FIELD is an offsetof in the struct the
+ * command hands the parser, or, with COMMON, in its struct cmd_common;
+ * the option takes an argument when it has ARG or CHOICES (a group of
+ * short flags, -sav, and repeats are getopt's).  A rejected argument is "e2map: CMD: invalid WHAT 'ARG'"
+ * (CMD_OPT_PARSE) or "e2map: CMD: invalid --LONG 'ARG': not one of A, B"
+ * (CMD_OPT_CHOICE), exit 2.  Options of one non-zero GROUP are shown as
+ * one "[-a|-b]" in the usage line, "-a|-b" when REQUIRED: then one of
+ * them must be given, else the usage line, exit 2.
+ */
+struct cmd_option {
+	char short_name;		/* 'v'; 0: a long option only */
+	const char *long_name;		/* "json"; NULL: a short option only */
+	const char *help;		/* the help line; "\n" goes on under it */
+	enum cmd_opt_action action;
+	size_t field;
+	const char *arg;		/* its argument's name in help; NULL: none */
+	unsigned value;			/* CMD_OPT_BITS, CMD_OPT_SET */
+	const char *const *choices;	/* CMD_OPT_CHOICE: NULL-terminated */
+	/* CMD_OPT_PARSE: 0, or < 0 for "invalid WHAT 'ARG'" */
+	int (*parse)(const char *arg, void *field);
+	const char *what;
+	unsigned char group;		/* 1..31; 0: none */
+	bool required;
+	bool common;
+};
+
+/*
+ * Everything `e2map help CMD`, `CMD --help` and a usage error print:
+ * "usage: e2map NAME OPTIONS OPERANDS", ABOUT, the option lines, NOTES.
+ * --help (and -h, unless an option takes it) is every command's, never
+ * listed in the usage line; a lone -h is help even where -h is taken.
+ */
+struct cmd_spec {
+	const struct cmd_option *options;	/* ends with CMD_OPT_END */
+	const char *operands;		/* "IMAGE PATH [OFFSET [LENGTH]]" */
+	int min_operands, max_operands;	/* max < 0: no limit */
+	const char *about;		/* what it does, examples */
+	const char *notes;		/* after the option lines; or NULL */
+};
+
+/* The options several commands take, each in its CMD_OPT_* row. */
+struct cmd_common {
+	const char *offset;	/* --offset BYTES, as typed */
+	bool json;		/* --json */
+	bool why;		/* --why: e2map's detail after a tool's error */
+	bool nofollow;		/* --no-follow: open PATH with O_NOFOLLOW */
+	bool quiet;		/* -q, --quiet: no progress bar */
+	int format;		/* --format: the index in its choices */
+};
+
+/* The common options' rows, each setting its struct cmd_common member. */
+#define CMD_COMMON(member) .common = true, \
+	.field = offsetof(struct cmd_common, member)
+#define CMD_OPT_JSON(schema) \
+	{ .long_name = "json", .action = CMD_OPT_TRUE, CMD_COMMON(json), \
+	  .help = schema }
+#define CMD_OPT_WHY(tool) \
+	{ .long_name = "why", .action = CMD_OPT_TRUE, CMD_COMMON(why), \
+	  .help = "after " tool "'s error message, e2map's detail line" }
+#define CMD_OPT_OFFSET \
+	{ .long_name = "offset", .arg = "BYTES", .action = CMD_OPT_STRING, \
+	  CMD_COMMON(offset), .help = "the filesystem starts at BYTES in IMAGE" }
+#define CMD_OPT_NOFOLLOW \
+	{ .long_name = "no-follow", .action = CMD_OPT_TRUE, \
+	  CMD_COMMON(nofollow), .help = "a symlink as PATH is not followed: " \
+	  "ELOOP, as O_NOFOLLOW" }
+#define CMD_OPT_QUIET \
+	{ .short_name = 'q', .long_name = "quiet", .action = CMD_OPT_TRUE, \
+	  CMD_COMMON(quiet), .help = "no progress bar" }
+/* --format X, X one of CHOICES (NULL-terminated); co.format its index. */
+#define CMD_OPT_FORMAT(choices_, help_) \
+	{ .long_name = "format", .choices = (choices_), \
+	  .action = CMD_OPT_CHOICE, CMD_COMMON(format), .help = (help_) }
+#define CMD_OPT_END { .short_name = 0 }
 
 /* main.c */
 const struct e2map_cmd *cmd_find(const char *name);
@@ -36,15 +130,30 @@ int cmd_du(int argc, char **argv);
 int cmd_fiemap(int argc, char **argv);
 int cmd_filefrag(int argc, char **argv);
 int cmd_seek(int argc, char **argv);
-void check_help(void);
-void du_help(void);
-void fiemap_help(void);
-void filefrag_help(void);
-void seek_help(void);
+extern const struct cmd_spec check_spec, du_spec, fiemap_spec, filefrag_spec,
+	seek_spec;
+
+/*
+ * parse.c: the one option parser (getopt_long over the command's table).
+ * ARGV[0] names the command's row.  Sets the options in OPTS and CO and
+ * the operands in *OPS; returns CMD_PARSED to go on, else the exit status
+ * after printing what was wrong (2) or the help (0).
+ */
+#define CMD_PARSED (-1)
+struct cmd_operands {
+	int n;
+	char **v;
+};
+int cmd_parse(int argc, char **argv, void *opts, struct cmd_common *co,
+	      struct cmd_operands *ops);
+/* "usage: e2map NAME OPTIONS OPERANDS" on stderr; returns CMD_EXIT_USAGE. */
+int cmd_usage(const char *name);
+/* The usage line, ABOUT, the option lines and NOTES, on stdout. */
+void cmd_help(const struct e2map_cmd *c);
+/* A plain non-negative decimal int, for counts such as -n (an int *). */
+int cmd_parse_count(const char *arg, void *field);
 
 /* util.c: e2map's own errors, one line each, control bytes escaped */
-/* "usage: e2map NAME ARGS" on stderr; returns CMD_EXIT_USAGE. */
-int cmd_usage(const char *name);
 /* "e2map: NAME: FMT" on stderr, one line; returns CMD_EXIT_USAGE. */
 int cmd_usage_error(const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -53,8 +162,6 @@ int cmd_fail(const char *what, int err, const char *detail);
 /* As cmd_fail for a file: WHAT is "CMD: IMAGE:PATH", both escaped. */
 int cmd_fail_file(const char *cmd, const char *image, const char *path,
 		  int err, const e2map_t *m);
-/* After getopt's '?': "e2map: NAME: invalid option '-x'", usage; 2. */
-int cmd_bad_option(const char *name, char **argv);
 /* "e2map: FMT" on stderr, one line, for a failure that has no errno. */
 void cmd_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
@@ -64,19 +171,6 @@ void cmd_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *cmd_esc(const char *s);
 /* strerror(-err): the tools' words (not e2map_strerror's). */
 const char *cmd_tool_strerror(int err);
-
-/* A plain non-negative decimal int (for counts such as -n). */
-int cmd_parse_count(const char *s, int *out);
-
-/* Options every image command takes (long options). */
-struct cmd_common {
-	const char *offset;	/* --offset BYTES, as typed */
-	bool json;		/* --json */
-	bool why;		/* --why: e2map's detail after a tool's error */
-	bool nofollow;		/* --no-follow: open PATH with O_NOFOLLOW */
-};
-/* getopt_long codes for the long options; above any short option char. */
-enum { OPT_JSON = 0x100, OPT_OFFSET, OPT_HELP, OPT_WHY, OPT_NOFOLLOW };
 
 /*
  * Open IMAGE with "offset=N" when --offset was given, then warn once on

@@ -8,7 +8,6 @@
 #include "cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -19,27 +18,6 @@ struct check_run {
 	uint64_t inodes, errors;
 	uint64_t printed;	/* --json: elements of "inodes" so far */
 };
-
-void check_help(void)
-{
-	fputs(
-"Opens IMAGE and runs, for every inode in use, the whole SEEK_DATA/\n"
-"SEEK_HOLE walk, the whole FIEMAP listing and a FIEMAP_FLAG_XATTR call,\n"
-"printing `<INO> KIND PATH: ok` or the error the kernel would give, then\n"
-"`N inodes, M errors`.  PATH is the inode's first (shortest) name, control\n"
-"bytes and \\ as \\xHH; an inode no directory names has none (`<7>\n"
-"regular: ok`).  Exit 0 when every inode is ok, 1 when one failed or the\n"
-"image did not open.\n"
-"\n"
-"Examples:\n"
-"  e2map check evidence.img\n"
-"  e2map check -q evidence.img | grep -v ': ok$'\n"
-"\n"
-"  -q              print only the inodes that failed, and the summary\n"
-"  --json          {\"image\",\"inodes\":[{\"ino\",\"kind\",\"paths\":[{\"path\"}],"
-"\n                  \"ok\",\"error\"}],\"inodes_checked\",\"errors\"}\n"
-"  --offset BYTES  the filesystem starts at that byte of IMAGE\n", stdout);
-}
 
 /* An inode holding a large xattr value for its parent (ea_inode). */
 #define EA_INODE_FL 0x00200000
@@ -172,32 +150,35 @@ static int visit(e2map_t *m, const struct e2map_inode *in, void *payload)
 	return 0;
 }
 
-static int parse_opts(int argc, char **argv, struct check_run *run,
-		      struct cmd_common *co)
-{
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "offset", required_argument, NULL, OPT_OFFSET },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+static const struct cmd_option check_options[] = {
+	{ .short_name = 'q', .action = CMD_OPT_TRUE,
+	  .field = offsetof(struct check_run, quiet),
+	  .help = "print only the inodes that failed, and the summary" },
+	CMD_OPT_JSON("{\"image\",\"inodes\":[{\"ino\",\"kind\",\"paths\":"
+		     "[{\"path\"}],\n\"ok\",\"error\"}],\"inodes_checked\","
+		     "\"errors\"}"),
+	CMD_OPT_OFFSET,
+	CMD_OPT_END,
+};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+q", longopts, NULL)) != -1) {
-		if (c == 'q')
-			run->quiet = true;
-		else if (c == OPT_JSON)
-			run->json = true;
-		else if (c == OPT_OFFSET)
-			co->offset = optarg;
-		else if (c == OPT_HELP)
-			return check_help(), 0;
-		else
-			return cmd_bad_option("check", argv);
-	}
-	return argc - optind == 1 ? -1 : cmd_usage("check");
-}
+const struct cmd_spec check_spec = {
+	.options = check_options,
+	.operands = "IMAGE",
+	.min_operands = 1,
+	.max_operands = 1,
+	.about =
+"Opens IMAGE and runs, for every inode in use, the whole SEEK_DATA/\n"
+"SEEK_HOLE walk, the whole FIEMAP listing and a FIEMAP_FLAG_XATTR call,\n"
+"printing `<INO> KIND PATH: ok` or the error the kernel would give, then\n"
+"`N inodes, M errors`.  PATH is the inode's first (shortest) name, control\n"
+"bytes and \\ as \\xHH; an inode no directory names has none (`<7>\n"
+"regular: ok`).  Exit 0 when every inode is ok, 1 when one failed or the\n"
+"image did not open.\n"
+"\n"
+"Examples:\n"
+"  e2map check evidence.img\n"
+"  e2map check -q evidence.img | grep -v ': ok$'\n",
+};
 
 /* The summary; a scan that stopped early is an error of its own. */
 static int finish(struct check_run *run, e2map_t *m, int scan_err)
@@ -242,14 +223,16 @@ int cmd_check(int argc, char **argv)
 {
 	struct check_run run = { 0 };
 	struct cmd_common co = { 0 };
+	struct cmd_operands ops;
 	e2map_t *m;
-	int status = parse_opts(argc, argv, &run, &co);
+	int status = cmd_parse(argc, argv, &run, &co, &ops);
 
-	if (status >= 0)
+	if (status != CMD_PARSED)
 		return status;
-	if ((status = cmd_open_image("check", &co, argv[optind], &m)))
+	run.json = co.json;
+	if ((status = cmd_open_image("check", &co, ops.v[0], &m)))
 		return status;
-	status = check_image(&run, m, argv[optind]);
+	status = check_image(&run, m, ops.v[0]);
 	e2map_paths_free(run.paths);
 	e2map_close(m);
 	return status;

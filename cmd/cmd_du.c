@@ -10,44 +10,24 @@
 #include "cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <string.h>
 
+enum du_unit { UNIT_KIB, UNIT_HUMAN, UNIT_BYTES };
+
+struct du_opts {
+	bool all, summarize;
+	int max_depth;			/* -1: no limit */
+	int unit;			/* enum du_unit */
+	int size;			/* enum e2map_du_size */
+	struct cmd_common co;
+};
+
 struct du_run {
-	bool all, summarize, human, bytes;
-	long max_depth;			/* -1: no limit */
-	enum e2map_du_size size;
-	bool quiet;
+	const struct du_opts *o;
 	bool failed;
 	struct cmd_progress progress;
 };
-
-enum { OPT_APPARENT = 0x200, OPT_WRITTEN, OPT_QUIET };
-
-void du_help(void)
-{
-	fputs(
-"Prints what GNU du prints on the mounted image, from the image: for PATH\n"
-"(default /) and every directory under it, after its contents, the space\n"
-"it and everything under it take, in KiB rounded up, and the path.  Files\n"
-"of several links count once.  du's messages for what cannot be read go\n"
-"to stderr and the exit status is 1.\n"
-"\n"
-"Examples:\n"
-"  e2map du -sh evidence.img\n"
-"  e2map du -a --written evidence.img /home\n"
-"\n"
-"  -a                every file too, not only directories\n"
-"  -s                only the total for PATH\n"
-"  -d, --max-depth N print nothing deeper than N below PATH\n"
-"  -h                du's human-readable sizes (1.5K, 12M)\n"
-"  -b                apparent sizes in bytes (--apparent-size, unit 1)\n"
-"  --apparent-size   sum st_size, not the blocks allocated\n"
-"  --written         sum the bytes of written data (holes and unwritten\n"
-"                    extents excluded): what a sparse-aware copy reads\n"
-"  -q, --quiet       no progress line on a terminal\n"
-"  --offset BYTES    the filesystem starts at that byte of IMAGE\n", stdout);
-}
 
 /* du -h: gnulib's human_readable, base 1024, autoscaled, rounded up. */
 static void human(char *buf, size_t size, uint64_t v)
@@ -91,9 +71,9 @@ static void print_size(const struct du_run *run, uint64_t v)
 {
 	char buf[32];
 
-	if (run->human)
+	if (run->o->unit == UNIT_HUMAN)
 		human(buf, sizeof(buf), v);
-	else if (run->bytes)
+	else if (run->o->unit == UNIT_BYTES)
 		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
 	else
 		snprintf(buf, sizeof(buf), "%llu",
@@ -178,10 +158,10 @@ static int on_entry(const struct e2map_du_entry *e, void *payload)
 		return 0;
 	}
 	cmd_progress_add(&run->progress, 1, 0);
-	if (e->depth > 0 && (run->max_depth >= 0 &&
-			     e->depth > run->max_depth))
+	if (e->depth > 0 && (run->o->max_depth >= 0 &&
+			     e->depth > run->o->max_depth))
 		return 0;
-	if (e->depth > 0 && !e->dir && !run->all)
+	if (e->depth > 0 && !e->dir && !run->o->all)
 		return 0;
 	cmd_progress_end(&run->progress);
 	print_size(run, e->bytes);
@@ -191,70 +171,84 @@ static int on_entry(const struct e2map_du_entry *e, void *payload)
 	return 0;
 }
 
-static int parse_opts(int argc, char **argv, struct du_run *run,
-		      struct cmd_common *co)
-{
-	static const struct option longopts[] = {
-		{ "apparent-size", no_argument, NULL, OPT_APPARENT },
-		{ "written", no_argument, NULL, OPT_WRITTEN },
-		{ "max-depth", required_argument, NULL, 'd' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "offset", required_argument, NULL, OPT_OFFSET },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, n;
+#define FIELD(member) offsetof(struct du_opts, member)
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+asd:hbq", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'a': run->all = true; break;
-		case 's': run->summarize = true; break;
-		case 'h': run->human = true; run->bytes = false; break;
-		case 'b': run->bytes = true; run->human = false;
-			  run->size = E2MAP_DU_APPARENT; break;
-		case 'q': run->quiet = true; break;
-		case OPT_APPARENT: run->size = E2MAP_DU_APPARENT; break;
-		case OPT_WRITTEN: run->size = E2MAP_DU_WRITTEN; break;
-		case OPT_OFFSET: co->offset = optarg; break;
-		case OPT_HELP: return du_help(), 0;
-		case 'd':
-			if (cmd_parse_count(optarg, &n) < 0)
-				return cmd_usage_error("du", "invalid maximum "
-						       "depth '%s'",
-						       cmd_esc(optarg));
-			run->max_depth = n;
-			break;
-		default: return cmd_bad_option("du", argv);
-		}
-	}
-	if (run->all && run->summarize)
-		return cmd_usage_error("du", "cannot both summarize and show "
-				       "all entries");
-	if (run->summarize)
-		run->max_depth = 0;
-	return argc - optind == 1 || argc - optind == 2 ? -1 : cmd_usage("du");
+static const struct cmd_option du_options[] = {
+	{ .short_name = 'a', .action = CMD_OPT_TRUE, .field = FIELD(all),
+	  .group = 1, .help = "every file too, not only directories" },
+	{ .short_name = 's', .action = CMD_OPT_TRUE, .field = FIELD(summarize),
+	  .group = 1, .help = "only the total for PATH" },
+	{ .short_name = 'd', .long_name = "max-depth", .arg = "N",
+	  .action = CMD_OPT_PARSE, .parse = cmd_parse_count,
+	  .what = "maximum depth", .field = FIELD(max_depth),
+	  .help = "print nothing deeper than N below PATH" },
+	{ .short_name = 'h', .action = CMD_OPT_SET, .field = FIELD(unit),
+	  .value = UNIT_HUMAN, .group = 2,
+	  .help = "du's human-readable sizes (4.0K, 12M), rounded up" },
+	{ .short_name = 'b', .action = CMD_OPT_SET, .field = FIELD(unit),
+	  .value = UNIT_BYTES, .group = 2,
+	  .help = "apparent sizes, in bytes" },
+	{ .long_name = "apparent-size", .action = CMD_OPT_SET,
+	  .field = FIELD(size), .value = E2MAP_DU_APPARENT, .group = 3,
+	  .help = "sum st_size, not the blocks allocated" },
+	{ .long_name = "written", .action = CMD_OPT_SET, .field = FIELD(size),
+	  .value = E2MAP_DU_WRITTEN, .group = 3,
+	  .help = "sum written data only: what a sparse copy reads" },
+	CMD_OPT_QUIET,
+	CMD_OPT_OFFSET,
+	CMD_OPT_END,
+};
+
+const struct cmd_spec du_spec = {
+	.options = du_options,
+	.operands = "IMAGE [PATH]",
+	.min_operands = 1,
+	.max_operands = 2,
+	.about =
+"Prints what GNU du prints on the mounted image, from the image: for PATH\n"
+"(default /) and every directory under it, after its contents, the space\n"
+"it and everything under it take, in KiB rounded up, and the path.  Files\n"
+"of several links count once.  du's messages for what cannot be read go\n"
+"to stderr and the exit status is 1.\n"
+"\n"
+"Examples:\n"
+"  e2map du -sh evidence.img\n"
+"  e2map du -a --written evidence.img /home\n",
+};
+
+/* The progress line counts inodes seen of those in use. */
+static void start_progress(struct du_run *run, e2map_t *m)
+{
+	struct e2map_statfs sf;
+
+	if (e2map_statfs(m, &sf) == 0)
+		cmd_progress_start(&run->progress, "du", "inodes",
+				   sf.files - sf.ffree, run->o->co.quiet,
+				   run->o->all || !run->o->summarize);
 }
 
 int cmd_du(int argc, char **argv)
 {
-	struct du_run run = { .max_depth = -1 };
-	struct cmd_common co = { 0 };
-	struct e2map_statfs sf;
-	const char *path;
+	struct du_opts o = { .max_depth = -1 };
+	struct du_run run = { .o = &o };
+	struct cmd_operands ops;
 	e2map_t *m;
-	int status = parse_opts(argc, argv, &run, &co), err;
+	int status = cmd_parse(argc, argv, &o, &o.co, &ops), err;
 
-	if (status >= 0)
+	if (status != CMD_PARSED)
 		return status;
-	path = argc - optind == 2 ? argv[optind + 1] : "/";
-	if ((status = cmd_open_image("du", &co, argv[optind], &m)))
+	if (o.all && o.summarize)
+		return cmd_usage_error("du", "cannot both summarize and show "
+				       "all entries");
+	if (o.summarize)
+		o.max_depth = 0;
+	if (o.unit == UNIT_BYTES && o.size == E2MAP_DU_ALLOCATED)
+		o.size = E2MAP_DU_APPARENT;	/* -b is --apparent-size too */
+	if ((status = cmd_open_image("du", &o.co, ops.v[0], &m)))
 		return status;
-	if (e2map_statfs(m, &sf) == 0)
-		cmd_progress_start(&run.progress, "du", "inodes",
-				   sf.files - sf.ffree, run.quiet,
-				   run.all || !run.summarize);
-	err = e2map_du(m, path, run.size, on_entry, &run);
+	start_progress(&run, m);
+	err = e2map_du(m, ops.n > 1 ? ops.v[1] : "/",
+		       (enum e2map_du_size)o.size, on_entry, &run);
 	cmd_progress_end(&run.progress);
 	if (err < 0)
 		status = cmd_fail("du", err, e2map_errmsg(m));

@@ -11,7 +11,6 @@
 #include "cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +19,7 @@
 #define BB(bytes) ((uint64_t)(bytes) >> 9)	/* xfs_io's BTOBBT */
 
 struct fiemap_opts {
-	uint32_t flags;		/* FIEMAP_FLAG_SYNC, | XATTR for -a */
+	bool xattr;		/* -a: FIEMAP_FLAG_XATTR */
 	bool plain_len;		/* -l */
 	bool verbose;		/* -v */
 	int max;		/* -n: lines to print, -1 = all */
@@ -42,33 +41,6 @@ struct fiemap_walk {
 	bool done;
 	json_t *json;		/* non-NULL: collect for --json instead */
 };
-
-void fiemap_help(void)
-{
-	printf("\n"
-"Prints the block mapping of PATH as xfs_io -r -c \"fiemap ...\" does on\n"
-"the mounted image: each extent, and the holes between them.  Offsets and\n"
-"blocks are in 512-byte units.  By default a line reads\n"
-"  extent: [startoffset..endoffset]: startblock..endblock\n"
-"with 'hole' in place of the blocks for holes.\n"
-"\n"
-"Examples:\n"
-"  e2map fiemap -v disk.img /f          the verbose table\n"
-"  e2map fiemap disk.img /f 1m 64k      the map of [1 MiB, 1 MiB + 64 KiB)\n"
-"\n"
-"  -a   map the extended-attribute block instead of the data\n"
-"  -l   also print each extent's length in 512-byte blocks\n"
-"  -n COUNT   print at most COUNT lines (extents and holes)\n"
-"  -v   the verbose table with flags\n"
-"  -h, --help       this help\n"
-"  --json           {\"file\",\"size\",\"block_size\",\"extents\":[{\"logical\","
-"\n                   \"physical\",\"length\",\"flags\",\"flag_names\"}]}, "
-"bytes\n"
-"  --offset BYTES   the filesystem starts at BYTES in IMAGE\n"
-"  --why            after xfs_io's error message, e2map's detail line\n"
-"  --no-follow      a symlink as PATH is not followed: ELOOP, as O_NOFOLLOW\n"
-"OFFSET and LENGTH take xfs_io's units (b = 4096, s = 512, k, m, g, ...).\n");
-}
 
 /* Digits of V in BASE (at least one), as xfsprogs' numlen. */
 static int numlen(uint64_t v, unsigned base)
@@ -208,7 +180,7 @@ static int one_batch(e2map_file_t *f, const struct fiemap_opts *o,
 	int err;
 
 	memset(fm, 0, sizeof(*fm) + EXTENT_BATCH * sizeof(fm->fm_extents[0]));
-	fm->fm_flags = o->flags;
+	fm->fm_flags = FIEMAP_FLAG_SYNC | (o->xattr ? FIEMAP_FLAG_XATTR : 0);
 	fm->fm_start = wk->last;
 	fm->fm_length = o->range_end - wk->last;
 	fm->fm_extent_count = EXTENT_BATCH;
@@ -322,43 +294,44 @@ static int fiemap_one(const struct fiemap_opts *o, const char *image,
 	return status;
 }
 
-static const struct option fiemap_long[] = {
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "offset", required_argument, NULL, OPT_OFFSET },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ "why", no_argument, NULL, OPT_WHY },
-	{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
-	{ NULL, 0, NULL, 0 },
+#define FIELD(member) offsetof(struct fiemap_opts, member)
+static const struct cmd_option fiemap_options[] = {
+	{ .short_name = 'a', .action = CMD_OPT_TRUE, .field = FIELD(xattr),
+	  .help = "map the extended-attribute block instead of the data" },
+	{ .short_name = 'l', .action = CMD_OPT_TRUE, .field = FIELD(plain_len),
+	  .help = "also print each extent's length in 512-byte blocks" },
+	{ .short_name = 'v', .action = CMD_OPT_TRUE, .field = FIELD(verbose),
+	  .help = "the verbose table with flags" },
+	{ .short_name = 'n', .arg = "COUNT", .action = CMD_OPT_PARSE,
+	  .field = FIELD(max), .parse = cmd_parse_count, .what = "count",
+	  .help = "print at most COUNT lines (extents and holes)" },
+	CMD_OPT_JSON("{\"file\",\"size\",\"block_size\",\"extents\":[{\"logical\","
+		     "\n\"physical\",\"length\",\"flags\",\"flag_names\"}]}, "
+		     "bytes"),
+	CMD_OPT_WHY("xfs_io"),
+	CMD_OPT_OFFSET,
+	CMD_OPT_NOFOLLOW,
+	CMD_OPT_END,
 };
 
-/* Returns -1 to go on, else the exit status (help shown, usage error). */
-static int parse_opts(int argc, char **argv, struct fiemap_opts *o)
-{
-	int c;
-
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ahln:v", fiemap_long, NULL)) != -1) {
-		switch (c) {
-		case 'a': o->flags |= FIEMAP_FLAG_XATTR; break;
-		case 'l': o->plain_len = true; break;
-		case 'v': o->verbose = true; break;
-		case 'n':
-			if (cmd_parse_count(optarg, &o->max) < 0)
-				return cmd_usage_error("fiemap",
-					"invalid count '%s'", cmd_esc(optarg));
-			break;
-		case OPT_JSON: o->co.json = true; break;
-		case OPT_OFFSET: o->co.offset = optarg; break;
-		case OPT_WHY: o->co.why = true; break;
-		case OPT_NOFOLLOW: o->co.nofollow = true; break;
-		case 'h':
-		case OPT_HELP: return fiemap_help(), 0;
-		default: return cmd_bad_option("fiemap", argv);
-		}
-	}
-	return -1;
-}
+const struct cmd_spec fiemap_spec = {
+	.options = fiemap_options,
+	.operands = "IMAGE PATH [OFFSET [LENGTH]]",
+	.min_operands = 2,
+	.max_operands = 4,
+	.about =
+"Prints the block mapping of PATH as xfs_io -r -c \"fiemap ...\" does on\n"
+"the mounted image: each extent, and the holes between them.  Offsets and\n"
+"blocks are in 512-byte units.  By default a line reads\n"
+"  extent: [startoffset..endoffset]: startblock..endblock\n"
+"with 'hole' in place of the blocks for holes.\n"
+"\n"
+"Examples:\n"
+"  e2map fiemap -v disk.img /f          the verbose table\n"
+"  e2map fiemap disk.img /f 1m 64k      the map of [1 MiB, 1 MiB + 64 KiB)\n",
+	.notes =
+"OFFSET and LENGTH take xfs_io's units (b = 4096, s = 512, k, m, g, ...).\n",
+};
 
 /* OFFSET and LENGTH after IMAGE PATH; returns -1 to go on, else status. */
 static int parse_range(int argc, char **argv, struct fiemap_opts *o)
@@ -382,16 +355,14 @@ static int parse_range(int argc, char **argv, struct fiemap_opts *o)
 
 int cmd_fiemap(int argc, char **argv)
 {
-	struct fiemap_opts o = { .flags = FIEMAP_FLAG_SYNC, .max = -1,
-				 .range_end = NO_RANGE_END };
-	int status = parse_opts(argc, argv, &o);
+	struct fiemap_opts o = { .max = -1, .range_end = NO_RANGE_END };
+	struct cmd_operands ops;
+	int status = cmd_parse(argc, argv, &o, &o.co, &ops);
 
+	if (status != CMD_PARSED)
+		return status;
+	status = parse_range(ops.n - 2, ops.v + 2, &o);
 	if (status >= 0)
 		return status;
-	if (argc - optind < 2 || argc - optind > 4)
-		return cmd_usage("fiemap");
-	status = parse_range(argc - optind - 2, argv + optind + 2, &o);
-	if (status >= 0)
-		return status;
-	return fiemap_one(&o, argv[optind], argv[optind + 1]);
+	return fiemap_one(&o, ops.v[0], ops.v[1]);
 }

@@ -11,7 +11,6 @@
 #include "cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,33 +36,6 @@ struct ff_state {
 	bool first;		/* no file reported yet (same device) */
 	uint64_t f_blocks;	/* statfs f_blocks; 0 if unknown */
 };
-
-void filefrag_help(void)
-{
-	printf("\n"
-"Reports how many extents each PATH has, as e2fsprogs filefrag does on\n"
-"the mounted image; with -v, every extent with its logical and physical\n"
-"blocks, the physical block the extent was expected at, and its flags.\n"
-"\n"
-"Examples:\n"
-"  e2map filefrag disk.img /a /b      one summary line per file\n"
-"  e2map filefrag -v -k disk.img /a   the extent table in 1 KiB units\n"
-"\n"
-"  -b SIZE  report in units of SIZE bytes (suffix k, m, g)\n"
-"  -e       the extent table (same as -v here)\n"
-"  -k       report in 1024-byte units\n"
-"  -s       ask with FIEMAP_FLAG_SYNC (no effect on an image)\n"
-"  -v       the extent table\n"
-"  -x       map the extended-attribute block instead of the data\n"
-"  -h, --help       this help\n"
-"  --json           {\"files\":[{\"file\",\"size\",\"block_size\",\"unit\",\n"
-"                   \"extents_found\",\"extents\":[...]} or {\"file\",\"error\"}]}\n"
-"  --offset BYTES   the filesystem starts at BYTES in IMAGE\n"
-"  --why            after filefrag's error message, e2map's detail line\n"
-"  --no-follow      a symlink as PATH is not followed: ELOOP, as O_NOFOLLOW\n"
-"A file filefrag cannot open exits with its errno (the first one), as\n"
-"filefrag does; e2map's own errors exit 1, usage errors 2.\n");
-}
 
 static int ulong_log2(unsigned long v)
 {
@@ -446,7 +418,7 @@ static int json_report(e2map_t *m, const struct ff_opts *o, int argc,
 }
 
 /* -b SIZE: strtoul base 0 and one optional k/m/g, at most 1 GiB. */
-static int parse_blocksize(const char *arg, unsigned long *out)
+static int parse_blocksize(const char *arg, void *field)
 {
 	char *end;
 	unsigned long v;
@@ -461,75 +433,83 @@ static int parse_blocksize(const char *arg, unsigned long *out)
 	}
 	if (*end || end == arg || v > 1024 * 1024 * 1024)
 		return -EINVAL;
-	*out = v;
+	*(unsigned long *)field = v;
 	return 0;
 }
 
-static const struct option ff_long[] = {
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "offset", required_argument, NULL, OPT_OFFSET },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ "why", no_argument, NULL, OPT_WHY },
-	{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
-	{ NULL, 0, NULL, 0 },
+/* -k: -b 1024, and the later of the two wins, as in filefrag. */
+static int kib_units(const char *arg, void *field)
+{
+	(void)arg;
+	*(unsigned long *)field = 1024;
+	return 0;
+}
+
+#define FIELD(member) offsetof(struct ff_opts, member)
+static const struct cmd_option ff_options[] = {
+	{ .short_name = 'v', .action = CMD_OPT_TRUE, .field = FIELD(verbose),
+	  .help = "the extent table" },
+	{ .short_name = 'x', .action = CMD_OPT_TRUE, .field = FIELD(xattr),
+	  .help = "map the extended-attribute block instead of the data" },
+	{ .short_name = 's', .action = CMD_OPT_TRUE, .field = FIELD(sync),
+	  .help = "ask with FIEMAP_FLAG_SYNC (no effect on an image)" },
+	{ .short_name = 'e', .action = CMD_OPT_TRUE, .field = FIELD(verbose),
+	  .help = "the extent table (same as -v here)" },
+	{ .short_name = 'k', .action = CMD_OPT_PARSE, .field = FIELD(blocksize),
+	  .parse = kib_units, .help = "report in 1024-byte units" },
+	{ .short_name = 'b', .arg = "SIZE", .action = CMD_OPT_PARSE,
+	  .field = FIELD(blocksize), .parse = parse_blocksize,
+	  .what = "block size",
+	  .help = "report in units of SIZE bytes (suffix k, m, g)" },
+	CMD_OPT_JSON("{\"files\":[{\"file\",\"size\",\"block_size\",\"unit\",\n"
+		     "\"extents_found\",\"extents\":[...]} or {\"file\",\"error\"}]}"),
+	CMD_OPT_WHY("filefrag"),
+	CMD_OPT_OFFSET,
+	CMD_OPT_NOFOLLOW,
+	CMD_OPT_END,
 };
 
-/* Returns -1 to go on, else the exit status (help shown, usage error). */
-static int parse_opts(int argc, char **argv, struct ff_opts *o)
-{
-	int c;
-
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:ehksvx", ff_long, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			if (parse_blocksize(optarg, &o->blocksize) < 0)
-				return cmd_usage_error("filefrag",
-					"invalid block size '%s'",
-					cmd_esc(optarg));
-			break;
-		case 'e':
-		case 'v': o->verbose = true; break;
-		case 'k': o->blocksize = 1024; break;
-		case 's': o->sync = true; break;
-		case 'x': o->xattr = true; break;
-		case OPT_JSON: o->co.json = true; break;
-		case OPT_OFFSET: o->co.offset = optarg; break;
-		case OPT_WHY: o->co.why = true; break;
-		case OPT_NOFOLLOW: o->co.nofollow = true; break;
-		case 'h':
-		case OPT_HELP: return filefrag_help(), 0;
-		default: return cmd_bad_option("filefrag", argv);
-		}
-	}
-	return -1;
-}
+const struct cmd_spec filefrag_spec = {
+	.options = ff_options,
+	.operands = "IMAGE PATH...",
+	.min_operands = 2,
+	.max_operands = -1,
+	.about =
+"Reports how many extents each PATH has, as e2fsprogs filefrag does on\n"
+"the mounted image; with -v, every extent with its logical and physical\n"
+"blocks, the physical block the extent was expected at, and its flags.\n"
+"\n"
+"Examples:\n"
+"  e2map filefrag disk.img /a /b      one summary line per file\n"
+"  e2map filefrag -v -k disk.img /a   the extent table in 1 KiB units\n",
+	.notes =
+"A file filefrag cannot open exits with its errno (the first one), as\n"
+"filefrag does; e2map's own errors exit 1, usage errors 2.\n",
+};
 
 int cmd_filefrag(int argc, char **argv)
 {
 	struct ff_opts o = { .blocksize = 0 };
 	struct ff_state s = { .logical_width = 8, .physical_width = 10,
 			      .first = true };
+	struct cmd_operands ops;
 	e2map_t *m = NULL;
 	struct e2map_statfs sfs;
-	int status = parse_opts(argc, argv, &o), rc = 0;
+	int status = cmd_parse(argc, argv, &o, &o.co, &ops), rc = 0;
 
-	if (status >= 0)
+	if (status != CMD_PARSED)
 		return status;
-	if (argc - optind < 2)
-		return cmd_usage("filefrag");
-	if ((status = cmd_open_image("filefrag", &o.co, argv[optind], &m)))
+	if ((status = cmd_open_image("filefrag", &o.co, ops.v[0], &m)))
 		return status;
 	if (o.co.json) {
-		rc = json_report(m, &o, argc - optind - 1, argv + optind + 1);
+		rc = json_report(m, &o, ops.n - 1, ops.v + 1);
 		e2map_close(m);
 		return rc;
 	}
 	s.f_blocks = e2map_statfs(m, &sfs) == 0 ? sfs.blocks : 0;
 	/* Like filefrag: report every file, exit with the first failure. */
-	for (int i = optind + 1; i < argc; i++)
-		if ((status = frag_report(m, argv[optind], &o, &s, argv[i])) &&
+	for (int i = 1; i < ops.n; i++)
+		if ((status = frag_report(m, ops.v[0], &o, &s, ops.v[i])) &&
 		    !rc)
 			rc = status;
 	e2map_close(m);

@@ -9,7 +9,6 @@
 #include "cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,32 +39,6 @@ struct seek_run {
 	bool bad;		/* a result that did not move forward */
 	struct seek_line bad_call;
 };
-
-void seek_help(void)
-{
-	printf("\n"
-"Prints the next data and/or hole offset at or after OFFSET in PATH, as\n"
-"xfs_io -r -c \"seek ...\" does on the mounted image.  There is an implied\n"
-"hole at end of file; past end of file, or with no data after OFFSET,\n"
-"the result is EOF.\n"
-"\n"
-"Examples:\n"
-"  e2map seek -d disk.img /f 512     offset of data at or after 512\n"
-"  e2map seek -a -r disk.img /f 0    all data and hole offsets of /f\n"
-"\n"
-"  -a   the next data and the next hole\n"
-"  -d   the next data\n"
-"  -h   the next hole (a lone -h, or --help, shows this help)\n"
-"  -r   all remaining entries of the chosen type(s)\n"
-"  -s   also print the offset each search started from\n"
-"  --json           {\"file\":..,\"results\":[{\"whence\":..,\"start\":..,"
-"\"offset\":N|null}]}\n"
-"  --offset BYTES   the filesystem starts at BYTES in IMAGE\n"
-"  --why            after xfs_io's error message, e2map's detail line\n"
-"  --no-follow      a symlink as PATH is not followed: ELOOP, as O_NOFOLLOW\n"
-"OFFSET takes xfs_io's units: 0x.. hex, 0.. octal, suffix b (4096), s (512),\n"
-"k, m, g, t, p, e.\n");
-}
 
 static int record(struct seek_run *run, int kind, int64_t start,
 		  int64_t result)
@@ -268,57 +241,61 @@ static int seek_one(struct seek_opts *o, const char *image, const char *path,
 	return status;
 }
 
-static const struct option seek_long[] = {
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "offset", required_argument, NULL, OPT_OFFSET },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ "why", no_argument, NULL, OPT_WHY },
-	{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
-	{ NULL, 0, NULL, 0 },
+#define FIELD(member) offsetof(struct seek_opts, member)
+static const struct cmd_option seek_options[] = {
+	/* One of -a, -d, -h at least: "-a|-d|-h" in the usage line. */
+	{ .short_name = 'a', .action = CMD_OPT_BITS, .field = FIELD(want),
+	  .value = WANT(DATA) | WANT(HOLE), .group = 1, .required = true,
+	  .help = "the next data and the next hole" },
+	{ .short_name = 'd', .action = CMD_OPT_BITS, .field = FIELD(want),
+	  .value = WANT(DATA), .group = 1, .required = true,
+	  .help = "the next data" },
+	{ .short_name = 'h', .action = CMD_OPT_BITS, .field = FIELD(want),
+	  .value = WANT(HOLE), .group = 1, .required = true,
+	  .help = "the next hole (a lone -h, or --help, shows this help)" },
+	{ .short_name = 'r', .action = CMD_OPT_TRUE, .field = FIELD(repeat),
+	  .help = "all remaining entries of the chosen type(s)" },
+	{ .short_name = 's', .action = CMD_OPT_TRUE,
+	  .field = FIELD(show_start),
+	  .help = "also print the offset each search started from" },
+	CMD_OPT_JSON("{\"file\":..,\"results\":[{\"whence\":..,\"start\":..,"
+		     "\"offset\":N|null}]}"),
+	CMD_OPT_WHY("xfs_io"),
+	CMD_OPT_OFFSET,
+	CMD_OPT_NOFOLLOW,
+	CMD_OPT_END,
 };
 
-/* Returns -1 to go on, else the exit status (help shown, usage error). */
-static int parse_opts(int argc, char **argv, struct seek_opts *o)
-{
-	int c;
-
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "adhrs", seek_long, NULL)) != -1) {
-		switch (c) {
-		case 'a': o->want |= WANT(DATA) | WANT(HOLE); break;
-		case 'd': o->want |= WANT(DATA); break;
-		case 'h': o->want |= WANT(HOLE); break;
-		case 'r': o->repeat = true; break;
-		case 's': o->show_start = true; break;
-		case OPT_JSON: o->co.json = true; break;
-		case OPT_OFFSET: o->co.offset = optarg; break;
-		case OPT_WHY: o->co.why = true; break;
-		case OPT_NOFOLLOW: o->co.nofollow = true; break;
-		case OPT_HELP: return seek_help(), 0;
-		default:
-			return cmd_bad_option("seek", argv);
-		}
-	}
-	return -1;
-}
+const struct cmd_spec seek_spec = {
+	.options = seek_options,
+	.operands = "IMAGE PATH OFFSET",
+	.min_operands = 3,
+	.max_operands = 3,
+	.about =
+"Prints the next data and/or hole offset at or after OFFSET in PATH, as\n"
+"xfs_io -r -c \"seek ...\" does on the mounted image.  There is an implied\n"
+"hole at end of file; past end of file, or with no data after OFFSET,\n"
+"the result is EOF.\n"
+"\n"
+"Examples:\n"
+"  e2map seek -d disk.img /f 512     offset of data at or after 512\n"
+"  e2map seek -a -r disk.img /f 0    all data and hole offsets of /f\n",
+	.notes =
+"OFFSET takes xfs_io's units: 0x.. hex, 0.. octal, suffix b (4096), s (512),\n"
+"k, m, g, t, p, e.\n",
+};
 
 int cmd_seek(int argc, char **argv)
 {
 	struct seek_opts o = { 0 };
+	struct cmd_operands ops;
 	int64_t start;
-	int status;
+	int status = cmd_parse(argc, argv, &o, &o.co, &ops);
 
-	/* -h means "hole" here, as in xfs_io; alone it can only mean help. */
-	if (argc == 2 && !strcmp(argv[1], "-h"))
-		return seek_help(), 0;
-	status = parse_opts(argc, argv, &o);
-	if (status >= 0)
+	if (status != CMD_PARSED)
 		return status;
-	if (!(o.want & (WANT(DATA) | WANT(HOLE))) || argc - optind != 3)
-		return cmd_usage("seek");
-	if (e2map_parse_bytes(argv[optind + 2], &start) < 0)
+	if (e2map_parse_bytes(ops.v[2], &start) < 0)
 		return cmd_usage_error("seek", "invalid offset '%s'",
-				       cmd_esc(argv[optind + 2]));
-	return seek_one(&o, argv[optind], argv[optind + 1], start);
+				       cmd_esc(ops.v[2]));
+	return seek_one(&o, ops.v[0], ops.v[1], start);
 }

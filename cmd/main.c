@@ -4,49 +4,59 @@
  * check that everything written to stdout really got there (git's
  * run_builtin: a full disk or a closed pipe must not exit 0).
  *
- * Adding a command: cmd/cmd_<name>.c with cmd_<name>() and <name>_help(),
- * their prototypes in cmd.h, a row below (sorted), a case in
- * tests/test_cli_usage.c, a section in cmd/e2map.1.
+ * Adding a command is a row below and a function:
+ *  1. cmd/cmd_<name>.c: a struct of its options; a table of them, struct
+ *     cmd_option rows (its own, then CMD_OPT_JSON, CMD_OPT_OFFSET, ... for
+ *     the common ones), in the order the usage line and the help show
+ *     them; a const struct cmd_spec <name>_spec with the table, the
+ *     operands ("IMAGE [PATH]", their least and most count) and the help
+ *     text (what it does, examples); and int cmd_<name>(argc, argv),
+ *     which calls cmd_parse(argc, argv, &opts, &co, &operands) first and
+ *     returns its status unless it is CMD_PARSED.  The parser prints the
+ *     usage line, the help (--help, -h) and every usage error.
+ *  2. cmd_<name>() and <name>_spec in cmd.h; the row here (sorted).
+ *  3. Its synopsis and section in cmd/e2map.1 and its line in README.md
+ *     (tests/test_cli_help.c holds both to `e2map help <name>`), a case in
+ *     tests/test_cli_usage.c.
+ * cmd_seek.c is the model: seek_options[], seek_spec, cmd_seek().
  */
 #include "cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <string.h>
 #include <unistd.h>
 
-static void help_help(void)
-{
-	printf("\n"
+static int run_help(int argc, char **argv);
+
+static const struct cmd_option help_options[] = { CMD_OPT_END };
+
+static const struct cmd_spec help_spec = {
+	.options = help_options,
+	.operands = "[COMMAND]",
+	.min_operands = 0,
+	.max_operands = 1,
+	.about =
 "Without COMMAND, lists the commands; with one, shows its usage line, what\n"
 "it does, examples and its options.  'e2map COMMAND --help' does the same.\n"
 "\n"
 "Examples:\n"
 "  e2map help          the list of commands\n"
-"  e2map help seek     how to use seek\n");
-}
+"  e2map help seek     how to use seek\n",
+};
 
 static const struct e2map_cmd commands[] = {	/* sorted by name */
-	{ "check", cmd_check, "[-q] [--json] [--offset BYTES] IMAGE",
-	  "run every inode through the whole mapping walk", check_help },
-	{ "du", cmd_du,
-	  "[-a|-s] [-d N] [-h|-b] [--apparent-size|--written] [-q] "
-	  "[--offset BYTES] IMAGE [PATH]",
-	  "disk usage as GNU du prints it on the mount", du_help },
+	{ "check", cmd_check, "run every inode through the whole mapping walk",
+	  &check_spec },
+	{ "du", cmd_du, "disk usage as GNU du prints it on the mount",
+	  &du_spec },
 	{ "fiemap", cmd_fiemap,
-	  "[-a] [-l] [-v] [-n COUNT] [--json] [--offset BYTES] "
-	  "[--no-follow] IMAGE PATH [OFFSET [LENGTH]]",
-	  "print the FIEMAP extent map as xfs_io -c fiemap", fiemap_help },
-	{ "filefrag", cmd_filefrag,
-	  "[-v] [-x] [-s] [-e] [-k] [-b SIZE] [--json] [--offset BYTES] "
-	  "[--no-follow] IMAGE PATH...",
-	  "report extents as e2fsprogs filefrag", filefrag_help },
-	{ "help", NULL, "[COMMAND]", "list the commands, or explain one",
-	  help_help },
+	  "print the FIEMAP extent map as xfs_io -c fiemap", &fiemap_spec },
+	{ "filefrag", cmd_filefrag, "report extents as e2fsprogs filefrag",
+	  &filefrag_spec },
+	{ "help", run_help, "list the commands, or explain one",
+	  &help_spec },
 	{ "seek", cmd_seek,
-	  "-a|-d|-h [-r] [-s] [--json] [--offset BYTES] [--no-follow] "
-	  "IMAGE PATH OFFSET",
-	  "locate the next data and/or hole as xfs_io -c seek", seek_help },
+	  "locate the next data and/or hole as xfs_io -c seek", &seek_spec },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -74,21 +84,25 @@ static void print_overview(FILE *out)
 		"See 'e2map help COMMAND' or e2map(1).\n");
 }
 
-/* `e2map help [COMMAND]`: the overview, or one command's usage and help. */
+/* `e2map help [COMMAND]`: the overview, or one command's help. */
 static int run_help(int argc, char **argv)
 {
+	struct cmd_common co = { 0 };
+	struct cmd_operands ops;
 	const struct e2map_cmd *c;
+	int status = cmd_parse(argc, argv, NULL, &co, &ops);
 
-	if (argc < 2) {
+	if (status != CMD_PARSED)
+		return status;
+	if (ops.n == 0) {
 		print_overview(stdout);
 		return 0;
 	}
-	c = cmd_find(argv[1]);
-	if (!c || !c->help)
+	c = cmd_find(ops.v[0]);
+	if (!c)
 		return cmd_usage_error("help", "unknown command '%s'",
-				       cmd_esc(argv[1]));
-	printf("usage: e2map %s %s\n", c->name, c->args);
-	c->help();
+				       cmd_esc(ops.v[0]));
+	cmd_help(c);
 	return 0;
 }
 
@@ -117,22 +131,20 @@ static int dispatch(int argc, char **argv)
 		printf("e2map %s\n", E2MAP_VERSION);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-		return run_help(1, argv);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		print_overview(stdout);
+		return 0;
+	}
 	c = cmd_find(argv[1]);
 	if (!c) {
 		cmd_errorf("unknown command '%s'", cmd_esc(argv[1]));
 		print_overview(stderr);
 		return CMD_EXIT_USAGE;
 	}
-	if (!c->fn)
-		return run_help(argc - 1, argv + 1);
 	return c->fn(argc - 1, argv + 1);
 }
 
 int main(int argc, char **argv)
 {
-	/* Each command says what was wrong in its own one line. */
-	opterr = 0;
 	return finish_stdout(dispatch(argc, argv));
 }

@@ -2,27 +2,15 @@
 /*
  * Helpers every command shares: the one-line error printer for e2map's own
  * errors ("e2map: WHAT: REASON (detail)", style guide §4, control bytes
- * escaped), usage lines from the command table, opening an image (with its
- * warnings), and opening a file with the messages of the mirrored tool.
+ * escaped), opening an image (with its warnings), and opening a file with
+ * the messages of the mirrored tool.  Options are parse.c's.
  */
 #include "cmd.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-int cmd_usage(const char *name)
-{
-	const struct e2map_cmd *c = cmd_find(name);
-
-	if (c)
-		fprintf(stderr, "usage: e2map %s %s\n", c->name, c->args);
-	return CMD_EXIT_USAGE;
-}
 
 int cmd_usage_error(const char *name, const char *fmt, ...)
 {
@@ -34,18 +22,6 @@ int cmd_usage_error(const char *name, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return CMD_EXIT_USAGE;
-}
-
-int cmd_bad_option(const char *name, char **argv)
-{
-	/* optopt holds a short option's letter; a long one is in argv. */
-	if (optopt > 0 && optopt < 0x100)
-		cmd_usage_error(name, "invalid option or missing argument: "
-				"'-%c'", optopt);
-	else
-		cmd_usage_error(name, "invalid option or missing argument: "
-				"'%s'", cmd_esc(argv[optind - 1]));
-	return cmd_usage(name);
 }
 
 void cmd_errorf(const char *fmt, ...)
@@ -114,21 +90,6 @@ void cmd_why(const struct cmd_common *co, const char *cmd, const char *image,
 {
 	if (co->why)
 		cmd_fail_file(cmd, image, path, err, m);
-}
-
-int cmd_parse_count(const char *s, int *out)
-{
-	char *end;
-	long v;
-
-	if (!isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (*end || errno || v > INT_MAX)
-		return -EINVAL;
-	*out = (int)v;
-	return 0;
 }
 
 /* One warning line each for what e2map_image_state reports. */

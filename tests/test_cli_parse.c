@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The CLI's one option parser (cmd/parse.c), run on tables of its own:
+ * the shapes the coming commands need (scan's --format, du's -s -a,
+ * --apparent-size|--written, -h taken by an option, a required group),
+ * combined and repeated short flags, and the usage line and help text
+ * built from the same table.  The expected texts are written out here:
+ * they are e2map's own messages, which no kernel tool prints.
+ */
+#include <criterion/criterion.h>
+
+#include "../cmd/cmd.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+struct demo {
+	bool summarize, all;
+	int size_mode;		/* 0, 1 apparent, 2 written */
+	int verbose;
+	int max;
+};
+
+#define FIELD(member) offsetof(struct demo, member)
+static const char *const formats[] = { "table", "jsonl", "csv", "body",
+				       NULL };
+static const struct cmd_option demo_options[] = {
+	{ .short_name = 's', .action = CMD_OPT_TRUE, .field = FIELD(summarize),
+	  .help = "only a total" },
+	{ .short_name = 'a', .action = CMD_OPT_TRUE, .field = FIELD(all),
+	  .help = "every file" },
+	{ .long_name = "apparent-size", .action = CMD_OPT_SET,
+	  .field = FIELD(size_mode), .value = 1, .group = 1,
+	  .help = "sizes as stat says" },
+	{ .long_name = "written", .action = CMD_OPT_SET,
+	  .field = FIELD(size_mode), .value = 2, .group = 1,
+	  .help = "written bytes only" },
+	{ .short_name = 'v', .action = CMD_OPT_COUNT, .field = FIELD(verbose),
+	  .help = "more detail;\nagain for more" },
+	{ .short_name = 'n', .arg = "COUNT", .action = CMD_OPT_PARSE,
+	  .field = FIELD(max), .parse = cmd_parse_count, .what = "count",
+	  .help = "at most COUNT" },
+	CMD_OPT_QUIET,
+	CMD_OPT_FORMAT(formats, "the output format"),
+	CMD_OPT_JSON("one document"),
+	CMD_OPT_END,
+};
+
+static const struct cmd_spec demo_spec = {
+	.options = demo_options,
+	.operands = "IMAGE [PATH]",
+	.min_operands = 1,
+	.max_operands = 2,
+	.about = "Demo.\n",
+	.notes = "The end.\n",
+};
+
+/* -h taken, one of -x and -h required. */
+static const struct cmd_option pick_options[] = {
+	{ .short_name = 'x', .action = CMD_OPT_SET, .field = FIELD(size_mode),
+	  .value = 1, .group = 3, .required = true, .help = "x" },
+	{ .short_name = 'h', .action = CMD_OPT_SET, .field = FIELD(size_mode),
+	  .value = 2, .group = 3, .required = true, .help = "h" },
+	CMD_OPT_END,
+};
+
+static const struct cmd_spec pick_spec = {
+	.options = pick_options,
+	.operands = "IMAGE",
+	.min_operands = 1,
+	.max_operands = 1,
+	.about = "Pick.\n",
+};
+
+static const struct e2map_cmd rows[] = {
+	{ "demo", NULL, "a demo", &demo_spec },
+	{ "pick", NULL, "a pick", &pick_spec },
+};
+
+/* The parser finds its row by name, as in main.c. */
+const struct e2map_cmd *cmd_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		if (!strcmp(rows[i].name, name))
+			return &rows[i];
+	return NULL;
+}
+
+struct result {
+	int status;
+	struct demo d;
+	struct cmd_common co;
+	struct cmd_operands ops;
+	char out[4096], err[4096];
+};
+
+/* Redirect FD to a temp file; returns the saved descriptor. */
+static int redirect(int fd, int *tmp)
+{
+	char name[] = "/tmp/e2map-parse-XXXXXX";
+	int saved = dup(fd);
+
+	*tmp = mkstemp(name);
+	cr_assert(saved >= 0 && *tmp >= 0);
+	unlink(name);
+	dup2(*tmp, fd);
+	return saved;
+}
+
+static void restore(int fd, int saved, int tmp, char *buf, size_t size)
+{
+	ssize_t n;
+
+	dup2(saved, fd);
+	close(saved);
+	lseek(tmp, 0, SEEK_SET);
+	n = read(tmp, buf, size - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(tmp);
+}
+
+/* cmd_parse on ARGS (NULL-terminated, args[0] the command's name). */
+static void parse(struct result *r, const char *const *args)
+{
+	char *argv[32];
+	int argc = 0, out_tmp, err_tmp, out_saved, err_saved;
+
+	memset(r, 0, sizeof(*r));
+	while (args[argc] && argc < 31) {
+		argv[argc] = (char *)args[argc];
+		argc++;
+	}
+	argv[argc] = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	out_saved = redirect(1, &out_tmp);
+	err_saved = redirect(2, &err_tmp);
+	r->status = cmd_parse(argc, argv, &r->d, &r->co, &r->ops);
+	fflush(stdout);
+	fflush(stderr);
+	restore(1, out_saved, out_tmp, r->out, sizeof(r->out));
+	restore(2, err_saved, err_tmp, r->err, sizeof(r->err));
+}
+
+#define DEMO_USAGE "usage: e2map demo [-s] [-a] [--apparent-size|--written] " \
+	"[-v] [-n COUNT] [-q] [--format table|jsonl|csv|body] [--json] " \
+	"IMAGE [PATH]\n"
+
+TestSuite(cli_parse, .timeout = 10);
+
+Test(cli_parse, combined_and_repeated_short_flags)
+{
+	struct result r;
+
+	parse(&r, (const char *[]){ "demo", "-sav", "-vv", "img", "-v", NULL });
+	cr_assert_eq(r.status, CMD_PARSED, "%s", r.err);
+	cr_assert(r.d.summarize && r.d.all);
+	cr_assert_eq(r.d.verbose, 4);
+	cr_assert_eq(r.ops.n, 1);
+	cr_assert_str_eq(r.ops.v[0], "img");
+	cr_assert_str_empty(r.err);
+}
+
+Test(cli_parse, options_after_operands_and_common_ones)
+{
+	struct result r;
+
+	parse(&r, (const char *[]){ "demo", "img", "/p", "--quiet", "-n5",
+				    "--json", NULL });
+	cr_assert_eq(r.status, CMD_PARSED, "%s", r.err);
+	cr_assert(r.co.quiet && r.co.json);
+	cr_assert_eq(r.d.max, 5);
+	cr_assert_eq(r.ops.n, 2);
+	cr_assert_str_eq(r.ops.v[1], "/p");
+	parse(&r, (const char *[]){ "demo", "-q", "--", "-img", NULL });
+	cr_assert_eq(r.status, CMD_PARSED, "%s", r.err);
+	cr_assert_str_eq(r.ops.v[0], "-img");
+}
+
+Test(cli_parse, format_takes_one_of_its_choices)
+{
+	struct result r;
+
+	parse(&r, (const char *[]){ "demo", "--format", "csv", "img", NULL });
+	cr_assert_eq(r.status, CMD_PARSED, "%s", r.err);
+	cr_assert_eq(r.co.format, 2);
+	parse(&r, (const char *[]){ "demo", "--format=body", "img", NULL });
+	cr_assert_eq(r.co.format, 3);
+	/* A unique prefix of the option's name, never of its value. */
+	parse(&r, (const char *[]){ "demo", "--form", "jsonl", "img", NULL });
+	cr_assert_eq(r.co.format, 1);
+	parse(&r, (const char *[]){ "demo", "--format", "json", "img", NULL });
+	cr_assert_eq(r.status, CMD_EXIT_USAGE);
+	cr_assert_str_eq(r.err, "e2map: demo: invalid --format 'json': not one "
+			 "of table, jsonl, csv, body\n");
+	cr_assert_str_empty(r.out);
+}
+
+Test(cli_parse, the_last_of_a_group_wins)
+{
+	struct result r;
+
+	parse(&r, (const char *[]){ "demo", "--written", "--apparent-size",
+				    "img", NULL });
+	cr_assert_eq(r.status, CMD_PARSED, "%s", r.err);
+	cr_assert_eq(r.d.size_mode, 1);
+	parse(&r, (const char *[]){ "demo", "--app", "--wr", "img", NULL });
+	cr_assert_eq(r.d.size_mode, 2);
+}
+
+Test(cli_parse, operand_count_outside_the_spec_is_the_usage_line)
+{
+	struct result r;
+
+	parse(&r, (const char *[]){ "demo", NULL });
+	cr_assert_eq(r.status, CMD_EXIT_USAGE);
+	cr_assert_str_eq(r.err, DEMO_USAGE);
+	parse(&r, (const char *[]){ "demo", "a", "b", "c", NULL });
+	cr_assert_eq(r.status, CMD_EXIT_USAGE);
+	cr_assert_str_eq(r.err, DEMO_USAGE);
+	cr_assert_str_empty(r.out);
+}
+
+Test(cli_parse, bad_options_are_one_line_and_the_usage)
+{
+	struct result r;
+
+	parse(&r, (const char *[]){ "demo", "-sZ", "img", NULL });
+	cr_assert_eq(r.status, CMD_EXIT_USAGE);
+	cr_assert_str_eq(r.err, "e2map: demo: invalid option or missing "
+			 "argument: '-Z'\n" DEMO_USAGE);
+	parse(&r, (const char *[]){ "demo", "img", "--format", NULL });
+	cr_assert_str_eq(r.err, "e2map: demo: invalid option or missing "
+			 "argument: '--format'\n" DEMO_USAGE);
+	parse(&r, (const char *[]){ "demo", "--json=1", "img", NULL });
+	cr_assert_str_eq(r.err, "e2map: demo: invalid option or missing "
+			 "argument: '--json=1'\n" DEMO_USAGE);
+	/* The first error stops the parse: -n's, not the later -Z. */
+	parse(&r, (const char *[]){ "demo", "-n", "x\n", "-Z", "img", NULL });
+	cr_assert_eq(r.status, CMD_EXIT_USAGE);
+	cr_assert_str_eq(r.err, "e2map: demo: invalid count 'x\\n'\n");
+}
+
+Test(cli_parse, help_is_built_from_the_table)
+{
+	struct result r;
+
+	parse(&r, (const char *[]){ "demo", "img", "--help", "-Z", NULL });
+	cr_assert_eq(r.status, 0);
+	cr_assert_str_empty(r.err);
+	cr_assert_str_eq(r.out, DEMO_USAGE "\nDemo.\n\n"
+		"  -s               only a total\n"
+		"  -a               every file\n"
+		"  --apparent-size  sizes as stat says\n"
+		"  --written        written bytes only\n"
+		"  -v               more detail;\n"
+		"                   again for more\n"
+		"  -n COUNT         at most COUNT\n"
+		"  -q, --quiet      no progress bar\n"
+		"  --format table|jsonl|csv|body\n"
+		"                   the output format\n"
+		"  --json           one document\n"
+		"  -h, --help       this help\n"
+		"The end.\n");
+	parse(&r, (const char *[]){ "demo", "-h", "img", NULL });
+	cr_assert_eq(r.status, 0);
+	cr_assert(!strncmp(r.out, DEMO_USAGE, strlen(DEMO_USAGE)));
+}
+
+Test(cli_parse, a_required_group_and_a_taken_h)
+{
+	struct result r;
+
+	parse(&r, (const char *[]){ "pick", "img", NULL });
+	cr_assert_eq(r.status, CMD_EXIT_USAGE);
+	cr_assert_str_eq(r.err, "usage: e2map pick -x|-h IMAGE\n");
+	parse(&r, (const char *[]){ "pick", "-h", "img", NULL });
+	cr_assert_eq(r.status, CMD_PARSED, "%s", r.err);
+	cr_assert_eq(r.d.size_mode, 2);
+	/* A lone -h is help all the same; --help is listed without -h. */
+	parse(&r, (const char *[]){ "pick", "-h", NULL });
+	cr_assert_eq(r.status, 0);
+	cr_assert(strstr(r.out, "\n  --help           this help\n"), "%s",
+		  r.out);
+}
