@@ -101,6 +101,42 @@ static const unsigned char *cached(e2map_t *m, uint64_t pblk, int *err)
 	return slot;
 }
 
+/*
+ * Readahead, as the kernel's for inode tables (ext4_inode_readahead_blks):
+ * one read of up to RA_BYTES straight into the slots of blocks that run in
+ * order, where single reads cost a pread (and libext2fs's cache a copy)
+ * each.  Only a hint: on any failure the blocks are read one by one later,
+ * and fail there with their own errors.
+ */
+#define RA_BYTES (128U << 10)
+
+void e2map__read_ahead(e2map_t *m, uint64_t pblk, uint64_t count)
+{
+	struct e2map_bcache *c = bcache_get(m);
+	uint64_t end = ext2fs_blocks_count(m->fs->super);
+	unsigned i, first, n = 0;
+
+	if (!c || pblk >= end)
+		return;
+	count = count < RA_BYTES / m->bs ? count : RA_BYTES / m->bs;
+	count = count < end - pblk ? count : end - pblk;
+	first = slot_of(c, pblk);
+	/* Slots in a row: no wrap of the table, no change of pblk >> 20. */
+	while (n < count && first + n < c->slots &&
+	       slot_of(c, pblk + n) == first + n)
+		n++;
+	if (n < 2 || c->tag[first] == pblk)
+		return;
+	for (i = 0; i < n; i++)
+		c->tag[first + i] = NO_BLOCK;
+	m->blocks_read += n;
+	if (io_channel_read_blk64(m->fs->io, pblk, (int)n,
+				  c->data + (size_t)first * m->bs))
+		return;
+	for (i = 0; i < n; i++)
+		c->tag[first + i] = pblk + i;
+}
+
 int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf)
 {
 	return e2map__read_part(m, pblk, 0, m->bs, buf);

@@ -135,6 +135,8 @@ int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf);
 /* LEN bytes at OFF of block PBLK (OFF + LEN within the block) */
 int e2map__read_part(e2map_t *m, uint64_t pblk, size_t off, size_t len,
 		     void *buf);
+/* Blocks [PBLK, PBLK + COUNT) are about to be read in order: a hint. */
+void e2map__read_ahead(e2map_t *m, uint64_t pblk, uint64_t count);
 void e2map__bcache_free(e2map_t *m);
 
 /* syszone.c */

@@ -51,6 +51,9 @@ static int scan_group(e2map_t *m, dgrp_t g, unsigned char *buf,
 		return cb(m, &in, payload);
 	}
 	for (i = 0; i < n; i++) {
+		if (i % per == 0)
+			e2map__read_ahead(m, table + i / per,
+					  (n - i + per - 1) / per);
 		if (i % per == 0 &&
 		    (err = e2map__read_block(m, table + i / per, buf)) < 0) {
 			in.ino = first + i;
