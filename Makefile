@@ -36,14 +36,16 @@ EXT2_LIBS := $(shell pkg-config --libs ext2fs com_err 2>/dev/null || echo -lext2
 # not need libext2fs's headers, so no Requires.private (its Cflags would
 # come with pkg-config --cflags e2map).
 EXT2_STATIC_LIBS := $(shell pkg-config --static --libs ext2fs com_err 2>/dev/null || \
-	echo -lext2fs -lcom_err)
+	echo -lext2fs -lcom_err) -pthread
+# e2map_check_all's workers are POSIX threads.
+LIB_LIBS := $(EXT2_LIBS) -pthread
 # jansson writes the CLI's --json (and the tests parse it); never the library.
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 
 ALL_CFLAGS = $(CPPFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) \
 	-fPIC $(SAN) $(CFLAGS) -MMD -MP
-LIB_CFLAGS = $(ALL_CFLAGS) -fvisibility=hidden $(EXT2_CFLAGS)
+LIB_CFLAGS = $(ALL_CFLAGS) -pthread -fvisibility=hidden $(EXT2_CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 
 OBJ := $(BUILD)/obj
@@ -64,7 +66,7 @@ PROBE := $(BUILD)/tests/probe
 RUNNER := $(BUILD)/tests/runner
 PC := $(BUILD)/e2map.pc
 
-.PHONY: all run test check check-install check-kernel install uninstall clean deps fuzz-smoke fuzz-seeds bench FORCE
+.PHONY: all run test check check-install check-kernel install uninstall clean deps fuzz-smoke fuzz-seeds tsan-smoke bench FORCE
 all: $(LIBA) $(LIBSO) $(E2MAP) $(PC)
 
 # Objects depend on the flags that built them: another CC, CFLAGS or
@@ -96,21 +98,21 @@ $(LIBA): $(LIB_OBJS)
 
 $(LIBSO): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libe2map.so.$(SOVERSION) $(ALL_LDFLAGS) -o $@ $^ $(EXT2_LIBS)
+	$(CC) -shared -Wl,-soname,libe2map.so.$(SOVERSION) $(ALL_LDFLAGS) -o $@ $^ $(LIB_LIBS)
 
 $(E2MAP): $(CMD_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(LIBA) $(EXT2_LIBS) $(JANSSON_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(LIBA) $(LIB_LIBS) $(JANSSON_LIBS)
 
 $(PROBE): $(OBJ)/tests/probe.o $(TESTLIB_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(EXT2_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIB_LIBS)
 
 # tests/test_cli_parse.c runs the CLI's option parser without main.c.
 CMD_PARSE_OBJS := $(OBJ)/cmd/parse.o $(OBJ)/cmd/util.o
 $(RUNNER): $(TEST_OBJS) $(TESTLIB_OBJS) $(CMD_PARSE_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcriterion $(EXT2_LIBS) $(JANSSON_LIBS) -lutil
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcriterion $(LIB_LIBS) $(JANSSON_LIBS) -lutil
 
 # Regenerated every time: PREFIX and LIBDIR may differ from the last run.
 $(PC): lib/e2map.pc.in Makefile FORCE
@@ -186,7 +188,7 @@ FUZZ_FLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined 
 $(FUZZ): tests/fuzz/fuzz_check.c $(LIB_SRCS) lib/internal.h lib/e2map.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) $(EXT2_CFLAGS) -Ilib -o $@ tests/fuzz/fuzz_check.c \
-		$(LIB_SRCS) $(EXT2_LIBS)
+		$(LIB_SRCS) $(LIB_LIBS)
 
 FUZZ_SEEDS := $(BUILD)/tests/fuzz/seeds
 fuzz-seeds:
@@ -197,6 +199,12 @@ fuzz-smoke: $(FUZZ) fuzz-seeds
 	@mkdir -p testdata/fuzz
 	$(FUZZ) -max_total_time=$${FUZZ_SECONDS:-60} -timeout=10 -rss_limit_mb=2048 \
 		-max_len=4194304 $(FUZZ_SEEDS) testdata/fuzz
+
+# e2map_check_all's threads under ThreadSanitizer (Criterion's runner
+# cannot start under it, so the CLI runs check -j4 over the images).
+tsan-smoke:
+	$(MAKE) SANITIZE=thread BUILD=build/tsan all
+	scripts/tsan-smoke.sh build/tsan/cmd/e2map
 
 # Root; BENCH_CACHE, BENCH_SIZE=large, BENCH_RUNS...: see scripts/bench.sh.
 bench: all

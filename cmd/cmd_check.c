@@ -14,6 +14,7 @@
 struct check_run {
 	bool quiet;
 	bool json;
+	int threads;		/* -j N; 0: one per online CPU */
 	e2map_paths_t *paths;
 	uint64_t inodes, errors;
 	uint64_t printed;	/* --json: elements of "inodes" so far */
@@ -42,14 +43,6 @@ static bool expected_refusal(uint32_t mode, int err)
 	return (S_ISLNK(mode) && err == -ELOOP) ||
 	       (!S_ISLNK(mode) && !S_ISREG(mode) && !S_ISDIR(mode) &&
 		err == -ENXIO);
-}
-
-static int check_inode(e2map_t *m, uint64_t ino, uint32_t mode)
-{
-	struct e2map_check_stats st;
-	int err = e2map_inode_check(m, ino, &st);
-
-	return expected_refusal(mode, err) ? 0 : err;
 }
 
 /* The first path only: a line per inode. */
@@ -128,20 +121,21 @@ static int print_json_inode(struct check_run *run,
  * image costs no directory walk.  Building reads through M, so the
  * failing inode's detail is copied out first.
  */
-static int visit(e2map_t *m, const struct e2map_inode *in, void *payload)
+static int visit(e2map_t *m, const struct e2map_inode *in, int err,
+		 const char *why, void *payload)
 {
 	struct check_run *run = payload;
-	int err = in->err ? in->err : check_inode(m, in->ino, in->mode), e;
 	char detail[256];
+	int e;
 
+	if (!in->err && expected_refusal(in->mode, err))
+		err = 0;
 	run->inodes++;
 	if (err)
 		run->errors++;
 	if (run->quiet && !err)
 		return 0;
-	detail[0] = '\0';
-	if (err)
-		snprintf(detail, sizeof(detail), "%s", e2map_errmsg(m));
+	snprintf(detail, sizeof(detail), "%s", err ? why : "");
 	if (!run->paths && (e = e2map_paths_build(m, &run->paths)) < 0)
 		return e;
 	if (run->json)
@@ -154,6 +148,11 @@ static const struct cmd_option check_options[] = {
 	{ .short_name = 'q', .action = CMD_OPT_TRUE,
 	  .field = offsetof(struct check_run, quiet),
 	  .help = "print only the inodes that failed, and the summary" },
+	{ .short_name = 'j', .long_name = "threads", .arg = "N",
+	  .action = CMD_OPT_PARSE, .field = offsetof(struct check_run, threads),
+	  .parse = cmd_parse_count, .what = "thread count",
+	  .help = "check on N threads (default: one per CPU); the output is "
+		  "the same" },
 	CMD_OPT_JSON("{\"image\",\"inodes\":[{\"ino\",\"kind\",\"paths\":"
 		     "[{\"path\"}],\n\"ok\",\"error\"}],\"inodes_checked\","
 		     "\"errors\"}"),
@@ -213,7 +212,7 @@ static int check_image(struct check_run *run, e2map_t *m, const char *image)
 		if ((err = cmd_json_stream_begin(head, "inodes")) < 0)
 			return cmd_fail("check: --json", err, NULL);
 	}
-	err = e2map_scan(m, visit, run);
+	err = e2map_check_all(m, (unsigned)run->threads, visit, run);
 	if (finish(run, m, err))
 		return CMD_EXIT_FAIL;
 	return run->errors ? CMD_EXIT_FAIL : 0;

@@ -330,6 +330,27 @@ E2MAP_API int e2map_inode_check(e2map_t *m, uint64_t ino,
 				struct e2map_check_stats *st);
 
 /*
+ * e2map_inode_check for every inode e2map_scan visits, on THREADS workers
+ * (0: one per online CPU; at most 16, and one per block group), each
+ * through a handle of its own on M's image, opened with M's options (its
+ * own caches: a few MiB each).  The answers are those of one thread: each
+ * inode is checked as a file on a fresh mount.  CB runs in the caller's
+ * thread, in inode-number order, with the scan's record, the check's
+ * result ERR (0, or in->err for a group whose inode table failed) and its
+ * DETAIL (the checking handle's e2map_errmsg, "" when ERR is 0, borrowed
+ * for the call); M is free for CB to use (the workers never touch it).
+ * Workers run ahead of CB by at most 4,096 groups and 262,144 results
+ * (about 12 MiB), so memory is bounded whatever the inode count.  With one thread, the inodes
+ * are checked through M itself.  A non-zero return from CB stops the
+ * check and is returned; else 0, -ENOMEM, or a worker handle's open error
+ * (e2map_errmsg(M) says more).
+ */
+typedef int (*e2map_check_cb)(e2map_t *m, const struct e2map_inode *in,
+			      int err, const char *detail, void *payload);
+E2MAP_API int e2map_check_all(e2map_t *m, unsigned threads,
+			      e2map_check_cb cb, void *payload);
+
+/*
  * Metadata blocks (inode tables, extent and indirect blocks) read from the
  * image through M so far: what a lookup costs, for tests and benchmarks.
  */

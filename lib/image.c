@@ -191,7 +191,10 @@ int e2map_open(const char *image, const char *options, e2map_t **out)
 	if ((err = e2map__parse_options(options, &o)) < 0 ||
 	    (err = check_file(image, o.offset, &st)) < 0)
 		return err;
-	if (!(m = calloc(1, sizeof(*m))) || !(m->image = strdup(image))) {
+	if (!(m = calloc(1, sizeof(*m))) || !(m->image = strdup(image)) ||
+	    !(m->options = strdup(options ? options : ""))) {
+		if (m)
+			free(m->image);
 		free(m);
 		return -ENOMEM;
 	}
@@ -226,6 +229,7 @@ void e2map_close(e2map_t *m)
 	e2map__dcache_free(m);
 	e2map__blkset_free(&m->dir_ok);
 	free(m->image);
+	free(m->options);
 	free(m);
 }
 

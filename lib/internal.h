@@ -49,6 +49,7 @@ struct blkset {
 struct e2map {
 	ext2_filsys fs;
 	char *image;			/* the path given to e2map_open */
+	char *options;			/* its OPTIONS, for sibling handles */
 	struct e2map_zones zone;	/* metadata: valid for no inode */
 	struct e2map_zones jzone;	/* journal blocks: valid for it only */
 	uint32_t bs;
@@ -124,7 +125,7 @@ int e2map__parse_options(const char *options, struct e2map_options *o);
  * (map.c over escache.c, extent.c, blockmap.c, inline.c); directories
  * (dirent.c, dcache.c) and path lookup (lookup.c, crypt.c); the file
  * handle (file.c); and what answers through it (seek.c, fiemap.c,
- * check.c, scan.c, paths.c).
+ * check.c, scan.c, paths.c; checkall.c, check on several threads).
  */
 
 /* image.c */
@@ -198,6 +199,13 @@ uint64_t e2map__inline_addr(const e2map_file_t *f);
 /* map.c: the mapping walk */
 /* An open file without a block map (a FIFO): lseek and FIEMAP by type. */
 bool e2map__unmapped(const e2map_file_t *f);
+
+/*
+ * scan.c: CB for each inode of group G in use (BUF: one block), as
+ * e2map_scan visits them; a non-zero CB result stops and is returned.
+ */
+int e2map__scan_group(e2map_t *m, dgrp_t g, unsigned char *buf,
+		      e2map_scan_cb cb, void *payload);
 
 /* escache.c */
 bool e2map__es_lookup(struct escache *c, uint32_t lblk,

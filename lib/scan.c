@@ -33,8 +33,7 @@ static void decode(const unsigned char *raw, uint64_t ino, struct e2map_inode *o
 	out->flags = le32(raw + 32);
 }
 
-/* Calls CB for each inode of group G in use; a non-zero CB result stops. */
-static int scan_group(e2map_t *m, dgrp_t g, unsigned char *buf,
+int e2map__scan_group(e2map_t *m, dgrp_t g, unsigned char *buf,
 		      e2map_scan_cb cb, void *payload)
 {
 	ext2_filsys fs = m->fs;
@@ -78,7 +77,7 @@ int e2map_scan(e2map_t *m, e2map_scan_cb cb, void *payload)
 	if (!(buf = malloc(m->bs)))
 		return -ENOMEM;
 	for (g = 0; g < m->fs->group_desc_count && !err; g++)
-		err = scan_group(m, g, buf, cb, payload);
+		err = e2map__scan_group(m, g, buf, cb, payload);
 	free(buf);
 	return err;
 }

@@ -295,7 +295,7 @@ Test(cli, getopt_says_nothing_itself)
 	run(&r, (const char *[]){ "check", "-Z", "x.img", NULL });
 	cr_assert_eq(r.status, 2);
 	cr_assert_str_eq(r.err, "e2map: check: invalid option or missing "
-			 "argument: '-Z'\nusage: e2map check [-q] [--json] [--offset "
+			 "argument: '-Z'\nusage: e2map check [-q] [-j N] [--json] [--offset "
 			 "BYTES] IMAGE\n");
 }
 
