@@ -59,27 +59,11 @@ struct worker {
 	bool started;
 };
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	if (!(nv = realloc(*v, n * size)))
-		return -ENOMEM;
-	*v = nv;
-	*cap = n;
-	return 0;
-}
-
 static int keep_detail(struct slot *s, const char *msg, uint32_t *off)
 {
 	size_t len = strlen(msg) + 1;
 
-	if (grow((void **)&s->text, &s->tcap, s->len + len, 1) < 0)
+	if (e2map__grow((void **)&s->text, &s->tcap, s->len + len, 1) < 0)
 		return -ENOMEM;
 	memcpy(s->text + s->len, msg, len);
 	*off = (uint32_t)s->len;
@@ -95,7 +79,7 @@ static int record(e2map_t *h, const struct e2map_inode *in, void *payload)
 	struct result *r;
 	int err = in->err ? in->err : e2map_inode_check(h, in->ino, &st);
 
-	if (grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) < 0)
+	if (e2map__grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) < 0)
 		return -ENOMEM;
 	r = &s->v[s->n];
 	r->in = *in;

@@ -105,6 +105,9 @@ struct e2map_file {
 	unsigned char *buf;		/* one block, for tree reads */
 };
 
+/* array.c: make room for NEED elements of ELEM bytes in *V; -ENOMEM */
+int e2map__grow(void **v, size_t *cap, size_t need, size_t elem);
+
 /* errors.c */
 int e2map__fail(e2map_t *m, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

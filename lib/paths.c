@@ -52,22 +52,6 @@ struct walk {
 	uint16_t depth;
 };
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-	size_t cap2 = *cap ? *cap : 64;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	while (cap2 < need)
-		cap2 *= 2;
-	if (!(nv = realloc(*v, cap2 * elem)))
-		return -ENOMEM;
-	*v = nv;
-	*cap = cap2;
-	return 0;
-}
-
 static int add_name(e2map_paths_t *p, uint32_t ino, uint32_t parent,
 		    uint16_t depth, const struct e2map_name *n)
 {
@@ -75,9 +59,10 @@ static int add_name(e2map_paths_t *p, uint32_t ino, uint32_t parent,
 
 	if (p->n >= NO_PARENT || p->pool_used + n->len > UINT32_MAX)
 		return -EFBIG;
-	if ((err = grow((void **)&p->v, &p->cap, p->n + 1, sizeof(*p->v))) < 0 ||
-	    (err = grow((void **)&p->pool, &p->pool_cap,
-			p->pool_used + n->len + 1, 1)) < 0)
+	if ((err = e2map__grow((void **)&p->v, &p->cap, p->n + 1,
+			       sizeof(*p->v))) < 0 ||
+	    (err = e2map__grow((void **)&p->pool, &p->pool_cap,
+			       p->pool_used + n->len + 1, 1)) < 0)
 		return err;
 	memcpy(p->pool + p->pool_used, n->s, n->len);
 	p->v[p->n++] = (struct name_rec){ ino, parent, (uint32_t)p->pool_used,
@@ -94,8 +79,8 @@ static int collect_dir(e2map_t *m, const struct e2map_inode *in, void *payload)
 	(void)m;
 	if (in->err || (in->mode & 0170000) != 0040000)
 		return 0;
-	if ((err = grow((void **)&d->ino, &d->cap, d->n + 1,
-			sizeof(*d->ino))) < 0)
+	if ((err = e2map__grow((void **)&d->ino, &d->cap, d->n + 1,
+			       sizeof(*d->ino))) < 0)
 		return err;
 	d->ino[d->n++] = (uint32_t)in->ino;
 	return 0;

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The one growable-array step: capacities double, so a table of N
+ * entries costs O(N) copies in all, and a size that would overflow fails
+ * as -ENOMEM instead of wrapping into a short buffer.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+int e2map__grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 64;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return -ENOMEM;
+		n *= 2;
+	}
+	if (n > SIZE_MAX / elem || !(nv = realloc(*v, n * elem)))
+		return -ENOMEM;
+	*v = nv;
+	*cap = n;
+	return 0;
+}
