@@ -48,7 +48,8 @@
 #
 # Timed, in groups; within a group the commands alternate (round r runs
 # them in the group's order rotated by r), after one untimed warm-up round:
-#   check      e2map check IMG; e2map filefrag -v over every regular file
+#   check      e2map check IMG (a thread per CPU; and -j1); e2map
+#              filefrag -v over every regular file
 #              (xargs batches, as the kernel side); e2fsck -fn; one debugfs
 #              -f session with `ex <INO>` for every inode in use; the kernel
 #              path: mount -o loop,ro,noload + filefrag -v over every file
@@ -482,6 +483,7 @@ for b in "${BIGS[@]}"; do
 	kfresh="mount -o loop,ro,noload $img $MNT && $XA $WORK/$b.mfiles filefrag -v; umount $MNT"
 	if wanted check; then
 		cmd "$b-e2map-check" "$RUNS" 1 - "$E2MAP check $img"
+		cmd "$b-e2map-check-j1" "$RUNS" 1 - "$E2MAP check -j1 $img"
 		cmd "$b-e2map-filefrag" "$RUNS" 1 - "$XA $CACHE/$b.files $E2MAP filefrag -v $img"
 		cmd "$b-e2fsck" "$RUNS" 1 - "e2fsck -fn $img"
 		cmd "$b-debugfs" "$RUNS" 1 - "debugfs -f $WORK/$b.debugfs $img"
@@ -495,6 +497,7 @@ for b in "${BIGS[@]}"; do
 		row "$t" "$b-e2map-check" "one \`debugfs -f\` session, \`ex <INO>\` per inode" "$b-debugfs"
 		row "$t" "$b-e2map-check" "mount + \`filefrag -v\` over every file + umount" "$b-kernel-fresh"
 		[ $HAVE_TSK = 0 ] || [ "$b" = big1k ] || row "$t" "$b-e2map-check" "\`tsk_loaddb\` (new SQLite database)" "$b-tsk"
+		row "$b: \`check -j1\` (one thread)" "$b-e2map-check-j1" "\`e2fsck -fn\`" "$b-e2fsck"
 		row "$b: \`filefrag -v\` over all $n paths" "$b-e2map-filefrag" "fresh mount + \`filefrag -v\` + umount" "$b-kernel-fresh"
 	fi
 	if wanted warm; then
