@@ -58,6 +58,8 @@
 #              takes ~40 s)
 #   warm       the same e2map filefrag -v against filefrag -v on a mount
 #              kept for the whole group (dentry, inode, extent caches hot)
+#   du         e2map du -s IMG / against du -s on a fresh mount (mount +
+#              du + umount) and, in a second group, on a kept mount
 #   query      one SEEK_DATA (seek -d 600m) and one ranged FIEMAP (fiemap -v
 #              256m 64k) of /q/frag-1g on tiny, big4k and huge, against
 #              mount + xfs_io + umount; e2map check of tiny and huge
@@ -73,7 +75,7 @@
 #   BENCH_SIZE     default | large (adds the 1,000,000-inode image)
 #   BENCH_RUNS     timed runs per command         (3; queries 4x that)
 #   BENCH_SLOW_RUNS  timed runs of tsk_loaddb     (2)
-#   BENCH_ONLY     groups to time, of: check warm query qwarm (all)
+#   BENCH_ONLY     groups to time, of: check warm du query qwarm (all)
 #   BENCH_REBUILD=1  rebuild the images even when cached
 #   BENCH_KEEP_TREE=1  keep the generated tree in the cache after building
 #   BENCH_JSON     also write every measurement and row as JSON to this file
@@ -104,7 +106,7 @@ case $SIZE in default|large) ;; *) die "BENCH_SIZE is default or large, not $SIZ
 RUNS=${BENCH_RUNS:-3}
 SLOW_RUNS=${BENCH_SLOW_RUNS:-2}
 QRUNS=$((RUNS * 4))
-ONLY=" ${BENCH_ONLY:-check warm query qwarm} "
+ONLY=" ${BENCH_ONLY:-check warm du query qwarm} "
 TIMER=$here/bench-time.py
 export BENCH_RUN
 WORK=$(mktemp -d /tmp/bench-work.XXXXXX) || die "mktemp failed"
@@ -424,6 +426,11 @@ for b in "${BIGS[@]}"; do
 	same "$b: e2map filefrag -v against the kernel's, all $(wc -l <"$CACHE/$b.files") files" \
 		"$WORK/$b.k-filefrag" "$WORK/$b.e-filefrag" "$b-filefrag"
 	echeck "$img" "$b"
+	kmount "$img" "$MNT"
+	(cd "$MNT" && du -s .) | sed 's#\.$#/#' >"$WORK/$b.k-du"
+	kumount "$MNT"
+	"$E2MAP" du -s "$img" / >"$WORK/$b.e-du" 2>&1
+	same "$b: e2map du -s against du -s on the mount" "$WORK/$b.k-du" "$WORK/$b.e-du" "$b-du"
 	describe "$b" "$img" "$WORK/$b.k-filefrag"
 done
 for q in tiny big4k huge; do
@@ -507,6 +514,18 @@ for b in "${BIGS[@]}"; do
 		group "warm-$b"
 		kumount "$MNT"
 		row "$b: \`filefrag -v\` over all $n paths" "$b-e2map-filefrag-w" "\`filefrag -v\` on an already-mounted fs" "$b-kernel-warm"
+	fi
+	if wanted du; then
+		cmd "$b-e2map-du" "$RUNS" 1 - "$E2MAP du -s $img /"
+		cmd "$b-du-fresh" "$RUNS" 1 - "mount -o loop,ro,noload $img $MNT && du -s $MNT; umount $MNT"
+		group "du-$b"
+		kmount "$img" "$MNT"
+		cmd "$b-e2map-du-w" "$RUNS" 1 - "$E2MAP du -s $img /"
+		cmd "$b-du-warm" "$RUNS" 1 - "du -s $MNT"
+		group "du-warm-$b"
+		kumount "$MNT"
+		row "$b: \`du -s\`" "$b-e2map-du" "mount + \`du -s\` + umount" "$b-du-fresh"
+		row "$b: \`du -s\`" "$b-e2map-du-w" "\`du -s\` on an already-mounted fs" "$b-du-warm"
 	fi
 done
 
