@@ -128,7 +128,8 @@ int e2map__parse_options(const char *options, struct e2map_options *o);
  * (map.c over escache.c, extent.c, blockmap.c, inline.c); directories
  * (dirent.c, dcache.c) and path lookup (lookup.c, crypt.c); the file
  * handle (file.c); and what answers through it (seek.c, fiemap.c,
- * check.c, scan.c, paths.c; checkall.c, check on several threads).
+ * check.c, scan.c, paths.c; parscan.c, a whole-image pass on several
+ * threads).
  */
 
 /* image.c */
@@ -209,6 +210,23 @@ bool e2map__unmapped(const e2map_file_t *f);
  */
 int e2map__scan_group(e2map_t *m, dgrp_t g, unsigned char *buf,
 		      e2map_scan_cb cb, void *payload);
+
+/*
+ * parscan.c: WORK on every inode e2map_scan visits, on THREADS workers
+ * (0: one per CPU), each through its own handle H on M's image; HAND in
+ * the caller's thread, in inode order, with the RESULT (SIZE bytes, as
+ * WORK left it) and the DETAIL WORK pointed at (copied; NULL: none).  A
+ * negative WORK or non-zero HAND return stops the pass and is returned.
+ */
+struct e2map__par {
+	size_t size;
+	int (*work)(e2map_t *h, const struct e2map_inode *in, void *result,
+		    const char **detail);
+	int (*hand)(e2map_t *m, const struct e2map_inode *in, void *result,
+		    const char *detail, void *payload);
+};
+int e2map__par_scan(e2map_t *m, unsigned threads, const struct e2map__par *ops,
+		    void *payload);
 
 /* escache.c */
 bool e2map__es_lookup(struct escache *c, uint32_t lblk,
