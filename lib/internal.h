@@ -164,7 +164,11 @@ uint32_t e2map__crc32c(uint32_t crc, const void *buf, size_t len);
 uint64_t e2map__inode_blocks(const e2map_file_t *f);
 uint64_t e2map__stat_blocks(const e2map_file_t *f);
 int e2map__inode_load(e2map_file_t *f, bool by_number);
+/* stat(2)'s fields from the loaded inode, as ext4_iget decodes them. */
+void e2map__inode_stat(const e2map_file_t *f, struct e2map_stat *st);
 size_t e2map__raw_size(const e2map_t *m);	/* bytes of an inode's raw copy */
+/* INO as e2map_scan sees it in its inode table, before any check. */
+int e2map__inode_peek(e2map_t *m, ext2_ino_t ino, struct e2map_inode *out);
 /* i_flags of INO as its inode table holds them, before any check. */
 int e2map__inode_raw_flags(e2map_t *m, ext2_ino_t ino, uint32_t *flags);
 
@@ -285,5 +289,8 @@ void e2map__dcache_free(e2map_t *m);
  */
 int e2map__lookup(e2map_t *m, const char *path, bool follow, ext2_ino_t *ino,
 		  ext2_ino_t *parent);
+/* lookup.c: the target of symlink F, malloc'd and NUL-terminated, its
+ * length in *LEN (ext4_get_link: at most a block less one byte). */
+int e2map__read_link(e2map_file_t *f, char **target, size_t *len);
 
 #endif /* E2MAP_INTERNAL_H */

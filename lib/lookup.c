@@ -227,6 +227,15 @@ static int read_link(e2map_file_t *f, char **target)
 	return 0;
 }
 
+/* readlink_copy's length: the target up to its first NUL. */
+int e2map__read_link(e2map_file_t *f, char **target, size_t *len)
+{
+	int err = read_link(f, target);
+
+	*len = err < 0 ? 0 : strlen(*target);
+	return err;
+}
+
 static int walk_path(struct walk *w, const char *path, bool want_dir,
 		     ext2_ino_t *ino);
 
