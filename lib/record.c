@@ -104,8 +104,12 @@ static int map_record(e2map_file_t *f, struct e2map_record *r)
 	err = e2map_walk(f, 0, E2MAP_MAX_BLOCKS, add_run, &t);
 	r->holes = f->size - min64(f->size, r->written + r->unwritten);
 	r->meta_blocks += f->leaves.n;
-	if (err < 0)
+	if (err < 0) {
+		/* FIEMAP still lists what lies before the damage, and the
+		 * kernel's returns 0 for it (README: errors mid-walk). */
+		fiemap_count(f, &r->fiemap_extents);
 		return err;
+	}
 	if (f->src == SRC_EXTENT) {
 		if ((err = count_leaf_entries(f, &disk)) < 0)
 			return err;

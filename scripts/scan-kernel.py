@@ -22,6 +22,7 @@ image path with bytes outside 0x21-0x7e and the backslash as \\xHH):
                                    bytes; MAPPED = all extents' bytes;
                                    COLD/WARM = extent counts
   X  ERRNO PATH                    lstat failed
+  D  ERRNO PATH                    getdents failed (after the names given)
   E  INO ERRNO                     open or FIEMAP failed
 """
 import array
@@ -107,7 +108,20 @@ def births(mnt, paths):
     return out
 
 
-def walk(mnt):
+def listing(path, rel, out):
+    """The names getdents gives, up to an error (find lists those too;
+    os.listdir would drop them all); the error is a D line."""
+    names = []
+    try:
+        with os.scandir(path) as it:
+            for e in it:
+                names.append(e.name)
+    except OSError as e:
+        out.write("D\t%d\t%s\n" % (e.errno, esc(rel)))
+    return names
+
+
+def walk(mnt, out):
     """(path, lstat or errno) per name, find's order: a name, then below."""
     root = os.fsencode(mnt)
     todo = [b"/"]
@@ -122,11 +136,7 @@ def walk(mnt):
         yield rel, st
         if not stat.S_ISDIR(st.st_mode):
             continue
-        try:
-            names = sorted(os.listdir(full), reverse=True)
-        except OSError:
-            continue
-        for n in names:
+        for n in sorted(listing(full, rel, out), reverse=True):
             todo.append((rel if rel != b"/" else b"") + b"/" + n)
 
 
@@ -134,7 +144,7 @@ def record(mnt, out):
     bs = os.statvfs(mnt).f_bsize
     seen = {}
     paths = []
-    for rel, st in walk(mnt):
+    for rel, st in walk(mnt, out):
         if isinstance(st, int):
             out.write("X\t%d\t%s\n" % (st, esc(rel)))
             continue
