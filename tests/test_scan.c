@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "calls.h"
+#include "cli_run.h"
 #include "fixture.h"
 #include "scan_rec.h"
 
@@ -283,3 +284,218 @@ Test(scan, zone_meta) { replay("zone-meta"); }
 Test(scan, zone_meta_first) { replay("zone-meta-first"); }
 Test(scan, zone_noflex) { replay("zone-noflex"); }
 Test(scan, zone_sparse2) { replay("zone-sparse2"); }
+
+/* ---- the body file against one made from the mount's stat data ---- */
+
+static const char *const recorded[] = {
+	"corrupt-4k", "crafted-4k", "ext2-1k", "ext2-4k", "ext3-1k",
+	"ext3-2k", "ext4-1k", "ext4-2k", "ext4-4k", "ext4-bigalloc",
+	"ext4-deep", "ext4-ea_inode", "ext4-inline", "ext4-links",
+	"ext4-mixed", "ext4-names", "ext4-no64bit-nocsum", "ext4-noextents",
+	"ext4-nohuge", "ext4-nohuge-1k", "hash-neither-1k", "hash-signed-1k",
+	"linear-1k", "linear-nocsum-1k", "mount-bbitmap-in-itable",
+	"mount-itable-moved", "readdir-1k", "readdir-nocsum-1k", "sample",
+	"special-1k", "zone-1k-flex", "zone-4k", "zone-bigalloc", "zone-ext3",
+	"zone-meta", "zone-meta-first", "zone-noflex", "zone-sparse2",
+};
+
+struct lines {
+	char **v;
+	size_t n, cap;
+};
+
+static void lines_add(struct lines *l, char *s)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 256;
+		l->v = realloc(l->v, l->cap * sizeof(*l->v));
+		cr_assert(l->v);
+	}
+	l->v[l->n++] = s;
+}
+
+static void lines_free(struct lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+/* TSK's sanitizing, and | (the separator), as e2map(1) says. */
+static void sanitize(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f || *s == '|')
+			*s = '^';
+}
+
+static void mode_string(unsigned mode, char out[13])
+{
+	static const char types[] = "\001p\002c\004d\006b\010r\012l\014h";
+	const char *t = strchr(types, (int)(mode >> 12));
+
+	out[0] = out[2] = t ? t[1] : '-';
+	out[1] = '/';
+	for (int i = 0; i < 9; i++)
+		out[3 + i] = (mode & (0400u >> i)) ? "rwxrwxrwx"[i] : '-';
+	if (mode & 04000)
+		out[5] = (mode & 0100) ? 's' : 'S';
+	if (mode & 02000)
+		out[8] = (mode & 010) ? 's' : 'S';
+	if (mode & 01000)
+		out[11] = (mode & 01) ? 't' : 'T';
+	out[12] = '\0';
+}
+
+static long long seconds(const char *t)
+{
+	return strcmp(t, "-") ? strtoll(t, NULL, 10) : 0;
+}
+
+/*
+ * Whether both sides list the name of a body line: not an inode without
+ * a name, nor a name lstat cannot reach on the mount, nor one in a
+ * directory whose listing failed there (the path table reads an htree
+ * block by block past a bad block; getdents stops at it).
+ */
+static bool kernel_lists(const struct scan_kernel *k, const char *line)
+{
+	const char *name = line + 2;
+	size_t i, n;
+
+	if (name[0] == '<')
+		return false;		/* no directory names it */
+	for (i = 0; i < k->nfail; i++) {
+		n = strlen(k->fail[i].path);
+		if (!strncmp(name, k->fail[i].path, n) &&
+		    (k->fail[i].dir ? name[n] == '/' : name[n] == '|'))
+			return false;
+	}
+	return true;
+}
+
+/* The body lines of the mount: a line per name lstat reached. */
+static void kernel_body(const struct scan_kernel *k, struct lines *out)
+{
+	for (size_t i = 0; i < k->n; i++) {
+		const struct scan_kinode *in = &k->v[i];
+		char mode[13], *target = in->link ? strdup(in->link) : NULL;
+
+		mode_string(in->st.mode, mode);
+		if (target)
+			sanitize(target);
+		for (size_t j = 0; j < in->npaths; j++) {
+			char *name = strdup(in->paths[j]), *line;
+
+			sanitize(name);
+			cr_assert(asprintf(&line, "0|%s%s%s|%" PRIu64 "|%s|%u|%u|%"
+					   PRIu64 "|%lld|%lld|%lld|%lld", name,
+					   target ? " -> " : "",
+					   target ? target : "", in->ino, mode,
+					   in->st.uid, in->st.gid, in->st.size,
+					   seconds(in->st.atime),
+					   seconds(in->st.mtime),
+					   seconds(in->st.ctime),
+					   seconds(in->st.btime)) > 0);
+			if (kernel_lists(k, line))
+				lines_add(out, line);
+			else
+				free(line);
+			free(name);
+		}
+		free(target);
+	}
+}
+
+static void e2map_body(const struct scan_kernel *k, const struct cli_out *r,
+		       struct lines *out)
+{
+	const char *at = r->out, *nl;
+
+	for (; (nl = memchr(at, '\n', r->out + r->out_len - at)); at = nl + 1) {
+		char *line = strndup(at, (size_t)(nl - at));
+
+		if (kernel_lists(k, line))
+			lines_add(out, line);
+		else
+			free(line);
+	}
+	cr_assert_eq(at, r->out + r->out_len, "body ends without a newline");
+}
+
+static void write_lines(const char *path, const struct lines *l)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert(f);
+	for (size_t i = 0; i < l->n; i++)
+		fprintf(f, "%s\n", l->v[i]);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* mactime -b of both files, where sleuthkit is installed: the same text. */
+static void compare_mactime(const char *name, const struct lines *want,
+			    const struct lines *got)
+{
+	char dir[] = "/tmp/e2map-body-XXXXXX", cmd[512];
+	int st;
+
+	if (system("command -v mactime >/dev/null 2>&1") != 0)
+		return;
+	cr_assert(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "%s/want", dir);
+	write_lines(cmd, want);
+	snprintf(cmd, sizeof(cmd), "%s/got", dir);
+	write_lines(cmd, got);
+	snprintf(cmd, sizeof(cmd), "cd %s && mactime -b want -z UTC >want.t "
+		 "&& mactime -b got -z UTC >got.t && cmp -s want.t got.t", dir);
+	st = system(cmd);
+	cr_expect_eq(st, 0, "%s: mactime's timelines differ (%s)", name, dir);
+	if (st == 0) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		cr_assert_eq(system(cmd), 0);
+	}
+}
+
+static void compare_body(const char *name)
+{
+	const char *args[] = { "scan", "--format", "body", "-q", NULL, NULL };
+	struct lines want = { 0 }, got = { 0 };
+	struct scan_kernel k;
+	struct cli_out r;
+	char path[4096], *img = fixture_image(name);
+	size_t i;
+
+	cr_assert(img);
+	snprintf(path, sizeof(path), "%s/%s.scan", fixture_testdata(), name);
+	cr_assert_eq(scan_kernel_load(path, &k), 0);
+	args[4] = img;
+	cr_assert_eq(cli_run(args, &r), 0, "E2MAP is not set");
+	kernel_body(&k, &want);
+	e2map_body(&k, &r, &got);
+	qsort(want.v, want.n, sizeof(*want.v), by_str);
+	qsort(got.v, got.n, sizeof(*got.v), by_str);
+	cr_expect_eq(got.n, want.n, "%s: %zu body lines, the mount %zu", name,
+		     got.n, want.n);
+	for (i = 0; i < got.n && i < want.n; i++)
+		if (strcmp(got.v[i], want.v[i])) {
+			cr_expect_fail("%s: body line\n  %s\nthe mount's\n  %s",
+				       name, got.v[i], want.v[i]);
+			break;
+		}
+	if (i == got.n && got.n == want.n)
+		compare_mactime(name, &want, &got);
+	lines_free(&want);
+	lines_free(&got);
+	cli_out_free(&r);
+	scan_kernel_free(&k);
+	fixture_remove(img);
+}
+
+Test(scan, body_equals_the_mounts, .timeout = 600)
+{
+	if (!getenv("E2MAP"))
+		cr_skip_test("E2MAP is not set (run through make check)");
+	for (size_t i = 0; i < sizeof(recorded) / sizeof(recorded[0]); i++)
+		compare_body(recorded[i]);
+}
