@@ -9,12 +9,17 @@
  */
 #include <criterion/criterion.h>
 
+#include <jansson.h>
+
 #include <errno.h>
 #include <inttypes.h>
+#include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "calls.h"
 #include "cli_run.h"
@@ -498,4 +503,344 @@ Test(scan, body_equals_the_mounts, .timeout = 600)
 		cr_skip_test("E2MAP is not set (run through make check)");
 	for (size_t i = 0; i < sizeof(recorded) / sizeof(recorded[0]); i++)
 		compare_body(recorded[i]);
+}
+
+/* ---- the e2fsprogs corpus: every scan finishes, one record per inode ---- */
+
+/* Lines of jsonl from a scan of IMG: records in inode order, each inode
+ * once, the summary last, counting the records that failed. */
+static void corpus_output(const char *path, const struct cli_out *r, int *bad)
+{
+	const char *at = r->out, *nl;
+	uint64_t last = 0, errors = 0, records = 0;
+	json_t *doc = NULL, *summary;
+
+	for (; (nl = memchr(at, '\n', r->out + r->out_len - at)); at = nl + 1) {
+		json_decref(doc);
+		doc = json_loadb(at, (size_t)(nl - at), 0, NULL);
+		cr_assert(doc, "%s: a line that is not JSON", path);
+		if (json_object_get(doc, "summary"))
+			break;
+		uint64_t ino = json_integer_value(json_object_get(doc, "ino"));
+
+		cr_expect_gt(ino, last, "%s: <%" PRIu64 "> twice or out of order",
+			     path, ino);
+		last = ino;
+		records++;
+		errors += !json_is_null(json_object_get(doc, "error"));
+	}
+	summary = doc ? json_object_get(doc, "summary") : NULL;
+	if (!summary || nl + 1 != r->out + r->out_len) {
+		cr_log_error("%s: no summary at the end (exit %d): %s", path,
+			     r->status, r->err);
+		(*bad)++;
+	} else if ((uint64_t)json_integer_value(json_object_get(summary,
+		   "errors")) != errors || r->status != (errors ? 1 : 0) ||
+		   (uint64_t)json_integer_value(json_object_get(summary,
+		   "inodes")) != records) {
+		cr_log_error("%s: %" PRIu64 " errors, exit %d", path, errors,
+			     r->status);
+		(*bad)++;
+	}
+	json_decref(doc);
+}
+
+/* Refused at open: one line, nothing on stdout, exit 1. */
+static bool refused(const struct cli_out *r)
+{
+	const char *e = r->err, *nl;
+
+	while (!strncmp(e, "e2map: warning: ", 16) && (nl = strchr(e, '\n')))
+		e = nl + 1;
+	nl = strchr(e, '\n');
+	return r->status == 1 && !r->out_len && !strncmp(e, "e2map: ", 7) &&
+	       nl && !nl[1];
+}
+
+Test(scan, corpus_scans_finish, .timeout = 1800)
+{
+	const char *args[] = { "scan", "--format", "jsonl", "-q", NULL, NULL };
+	char **paths;
+	int n, i, bad = 0, opened = 0;
+
+	if (!getenv("E2MAP"))
+		cr_skip_test("E2MAP is not set (run through make check)");
+	n = fixture_corpus_list(&paths);
+	cr_assert_geq(n, 113, "only %d corpus images found", n);
+	for (i = 0; i < n; i++) {
+		char *img = fixture_decompress(paths[i]);
+		struct cli_out r;
+
+		cr_assert(img, "cannot unpack %s", paths[i]);
+		args[4] = img;
+		cr_assert_eq(cli_run(args, &r), 0);
+		if (!refused(&r)) {
+			corpus_output(paths[i], &r, &bad);
+			opened++;
+		}
+		cli_out_free(&r);
+		fixture_remove(img);
+	}
+	fixture_corpus_free(paths, n);
+	cr_expect_eq(bad, 0, "%d of %d images failed", bad, n);
+	cr_expect_gt(opened, 90);
+}
+
+/* ---- the command line: PATH, csv, table, the progress line ---- */
+
+static void run_scan(const char *const *args, struct cli_out *r)
+{
+	if (cli_run(args, r) < 0)
+		cr_skip_test("E2MAP is not set (run through make check)");
+}
+
+/* Whether the kernel names INO at PATH or under it. */
+static bool kernel_under(const struct scan_kinode *in, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (!strcmp(path, "/"))
+		return in->npaths > 0;
+	for (size_t i = 0; i < in->npaths; i++)
+		if (!strcmp(in->paths[i], path) ||
+		    (!strncmp(in->paths[i], path, n) && in->paths[i][n] == '/'))
+			return true;
+	return false;
+}
+
+/* The inodes scan PATH lists are those the mount names under PATH. */
+static void scan_under(const char *name, const char *path)
+{
+	const char *args[] = { "scan", "--format", "csv", "-q", NULL, NULL,
+			       NULL };
+	struct scan_kernel k;
+	struct cli_out r;
+	char file[4096], *img = fixture_image(name);
+	size_t want = 0, got = 0;
+	const char *at;
+
+	cr_assert(img);
+	snprintf(file, sizeof(file), "%s/%s.scan", fixture_testdata(), name);
+	cr_assert_eq(scan_kernel_load(file, &k), 0);
+	args[4] = img;
+	args[5] = path;
+	run_scan(args, &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	for (size_t i = 0; i < k.n; i++)
+		want += kernel_under(&k.v[i], path);
+	/* Each record starts a CRLF line with its inode number. */
+	for (at = strstr(r.out, "\r\n"); at; at = strstr(at + 2, "\r\n")) {
+		uint64_t ino = strtoull(at + 2, NULL, 10);
+		const struct scan_kinode *in = scan_kernel_find(&k, ino);
+
+		if (!at[2])
+			break;
+		cr_expect(in && kernel_under(in, path), "%s: <%" PRIu64 "> is "
+			  "not under %s", name, ino, path);
+		got++;
+	}
+	cr_expect_eq(got, want, "%s %s: %zu records, the mount names %zu",
+		     name, path, got, want);
+	cli_out_free(&r);
+	scan_kernel_free(&k);
+	fixture_remove(img);
+}
+
+Test(scan, path_selects_what_is_under_it)
+{
+	scan_under("ext4-names", "/deep/d0/d1");
+	scan_under("ext4-names", "/bad");
+	scan_under("ext4-links", "/");
+}
+
+Test(scan, path_that_is_missing_fails)
+{
+	const char *args[] = { "scan", NULL, "/no/such", NULL };
+	char *img = fixture_image("ext4-names");
+	struct cli_out r;
+
+	args[1] = img;
+	run_scan(args, &r);
+	cr_expect_eq(r.status, 1);
+	cr_expect_eq(r.out_len, 0);
+	cr_expect(strstr(r.err, "e2map: scan: ") &&
+		  strstr(r.err, "/no/such: No such file or directory"), "%s",
+		  r.err);
+	cli_out_free(&r);
+	fixture_remove(img);
+}
+
+/* RFC 4180: a field, quoted or not, from *P; *P then at , or CRLF. */
+static char *csv_field(const char **p)
+{
+	const char *s = *p;
+	char *out = malloc(strlen(s) + 1), *o = out;
+
+	cr_assert(out);
+	if (*s == '"') {
+		for (s++; *s && !(s[0] == '"' && s[1] != '"'); s++) {
+			if (s[0] == '"')
+				s++;
+			*o++ = *s;
+		}
+		s += *s == '"';
+	} else {
+		while (*s && *s != ',' && *s != '\r')
+			*o++ = *s++;
+	}
+	*o = '\0';
+	*p = s;
+	return out;
+}
+
+/* The paths field: names split at LF, each \xHH a byte. */
+static size_t csv_paths(const char *field, char **v, size_t max)
+{
+	size_t n = 0;
+	char *copy = strdup(field), *save, *tok;
+
+	for (tok = strtok_r(copy, "\n", &save); tok && n < max;
+	     tok = strtok_r(NULL, "\n", &save)) {
+		char *o = tok, *s = tok;
+		unsigned c;
+
+		v[n] = o;
+		while (*s) {
+			if (s[0] == '\\' && s[1] == 'x' &&
+			    sscanf(s + 2, "%2x", &c) == 1) {
+				*o++ = (char)c;
+				s += 4;
+			} else {
+				*o++ = *s++;
+			}
+		}
+		*o = '\0';
+		v[n] = strdup(v[n]);
+		n++;
+	}
+	free(copy);
+	return n;
+}
+
+/* Every row has the header's 25 fields; paths decode to the mount's. */
+Test(scan, csv_rows_decode_to_the_mounts_names)
+{
+	const char *args[] = { "scan", "--format", "csv", "-q", NULL, NULL };
+	char *img = fixture_image("ext4-names"), file[4096], *names[64];
+	struct scan_kernel k;
+	struct cli_out r;
+	const char *p;
+	size_t rows = 0;
+
+	snprintf(file, sizeof(file), "%s/ext4-names.scan", fixture_testdata());
+	cr_assert_eq(scan_kernel_load(file, &k), 0);
+	args[4] = img;
+	run_scan(args, &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	p = strstr(r.out, "\r\n");
+	cr_assert(p && !strncmp(r.out, "ino,type,mode,", 14));
+	for (p += 2; *p; p += 2, rows++) {
+		char *f[25];
+		int i;
+
+		for (i = 0; i < 25; i++) {
+			f[i] = csv_field(&p);
+			cr_assert(i == 24 ? !strncmp(p, "\r\n", 2) : *p == ',',
+				  "row %zu: field %d ends at '%.10s'", rows, i,
+				  p);
+			p += i < 24;
+		}
+		const struct scan_kinode *in =
+			scan_kernel_find(&k, strtoull(f[0], NULL, 10));
+		size_t n = csv_paths(f[24], names, 64);
+
+		qsort(names, n, sizeof(*names), by_str);
+		if (in) {
+			cr_expect_eq(n, in->npaths, "<%s>", f[0]);
+			for (size_t j = 0; j < n && j < in->npaths; j++)
+				cr_expect_str_eq(names[j], in->paths[j]);
+			cr_expect_eq(strtoull(f[7], NULL, 10), in->st.size);
+		}
+		for (size_t j = 0; j < n; j++)
+			free(names[j]);
+		for (i = 0; i < 25; i++)
+			free(f[i]);
+	}
+	cr_expect_gt(rows, 200);
+	cli_out_free(&r);
+	scan_kernel_free(&k);
+	fixture_remove(img);
+}
+
+/* The table: a header, a line per inode and per further name, a summary. */
+Test(scan, table_lists_every_name_and_sums_up)
+{
+	const char *args[] = { "scan", NULL, NULL };
+	char *img = fixture_image("corrupt-4k");
+	struct cli_out r;
+
+	args[1] = img;
+	run_scan(args, &r);
+	cr_expect_eq(r.status, 1, "a damaged inode: exit 1");
+	cr_expect(!strncmp(r.out, "     INO TYPE      MODE  LINKS", 30));
+	cr_expect(strstr(r.out, " /leaf_magic  error: Filesystem metadata is "
+			 "corrupted (inode 12: "), "%s", r.out);
+	cr_expect(strstr(r.out, "\nnaive") == NULL);
+	cr_expect(strstr(r.out, "  naive backup copies"));
+	cr_expect(strstr(r.out, "most fragmented (FIEMAP extents, on disk):"));
+	cli_out_free(&r);
+	fixture_remove(img);
+}
+
+static char *scan_on_pty(const char *const *argv, size_t *len)
+{
+	int master, status, out[2];
+	char *buf = malloc(65536);
+	ssize_t n;
+	pid_t pid;
+
+	cr_assert(buf && pipe(out) == 0);
+	pid = forkpty(&master, NULL, NULL, NULL);
+	cr_assert_geq(pid, 0, "no pty: %s", strerror(errno));
+	if (pid == 0) {
+		dup2(out[1], STDOUT_FILENO);
+		execv(getenv("E2MAP"), (char *const *)argv);
+		_exit(127);
+	}
+	close(out[1]);
+	*len = 0;
+	while ((n = read(master, buf + *len, 65535 - *len)) > 0)
+		*len += (size_t)n;
+	buf[*len] = '\0';
+	waitpid(pid, &status, 0);
+	close(master);
+	close(out[0]);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return buf;
+}
+
+/* Drawn on stderr when it is a terminal (stdout a pipe), wiped; -q: none. */
+Test(scan, progress_on_a_terminal)
+{
+	char *img = fixture_image("ext4-4k"), *s;
+	const char *argv[] = { "e2map", "scan", "--format", "body", NULL,
+			       NULL, NULL };
+	size_t len;
+
+	if (!getenv("E2MAP"))
+		cr_skip_test("E2MAP is not set (run through make check)");
+	argv[4] = "-q";
+	argv[5] = img;
+	s = scan_on_pty(argv, &len);
+	cr_expect_eq(len, 0, "-q drew: %s", s);
+	free(s);
+	argv[4] = img;
+	argv[5] = NULL;
+	s = scan_on_pty(argv, &len);
+	cr_expect(strstr(s, "\re2map scan: 0/") && strstr(s, " inodes (0%)"),
+		  "no progress line: %s", s);
+	cr_expect(strstr(s, "\r\033[K") && strstr(s, "inodes, 0 errors"),
+		  "not wiped before the summary: %s", s);
+	free(s);
+	fixture_remove(img);
 }
