@@ -281,6 +281,8 @@ Test(scan, readdir_1k) { replay("readdir-1k"); }
 Test(scan, readdir_nocsum_1k) { replay("readdir-nocsum-1k"); }
 Test(scan, sample) { replay("sample"); }
 Test(scan, special_1k) { replay("special-1k"); }
+Test(scan, times_4k) { replay("times-4k"); }
+Test(scan, times128_1k) { replay("times128-1k"); }
 Test(scan, zone_1k_flex) { replay("zone-1k-flex"); }
 Test(scan, zone_4k) { replay("zone-4k"); }
 Test(scan, zone_bigalloc) { replay("zone-bigalloc"); }
@@ -300,7 +302,7 @@ static const char *const recorded[] = {
 	"ext4-nohuge", "ext4-nohuge-1k", "hash-neither-1k", "hash-signed-1k",
 	"linear-1k", "linear-nocsum-1k", "mount-bbitmap-in-itable",
 	"mount-itable-moved", "readdir-1k", "readdir-nocsum-1k", "sample",
-	"special-1k", "zone-1k-flex", "zone-4k", "zone-bigalloc", "zone-ext3",
+	"special-1k", "times-4k", "times128-1k", "zone-1k-flex", "zone-4k", "zone-bigalloc", "zone-ext3",
 	"zone-meta", "zone-meta-first", "zone-noflex", "zone-sparse2",
 };
 
