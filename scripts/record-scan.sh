@@ -5,7 +5,8 @@
 # filesystem refuses noload, as ext2 without a journal does) every name's
 # lstat, statx birth time (stat %W/%w), symlink target and, for each
 # regular file and directory, the bytes of its kernel FIEMAP (cold) and
-# the count of a warm one (scripts/scan-kernel.py says the format):
+# the count of a warm one, and, from debugfs on the same image, the
+# extents on disk (scripts/scan-kernel.py says the format):
 #
 #   OUTDIR/NAME.scan.gz
 #
@@ -37,5 +38,5 @@ esac
 chmod 0444 "$img"
 
 mount -o loop,ro,noload "$img" "$mnt" 2>/dev/null || mount -o loop,ro "$img" "$mnt"
-python3 "$here/scan-kernel.py" "$mnt" | gzip -9 -n >"$out/$name.scan.gz"
+python3 "$here/scan-kernel.py" "$mnt" "$img" | gzip -9 -n >"$out/$name.scan.gz"
 umount "$mnt"

@@ -24,11 +24,19 @@ image path with bytes outside 0x21-0x7e and the backslash as \\xHH):
   X  ERRNO PATH                    lstat failed
   D  ERRNO PATH                    getdents failed (after the names given)
   E  INO ERRNO                     open or FIEMAP failed
+  B  INO EXTENTS                   extents on disk as debugfs lists them
+                                   (with IMAGE): leaf entries of an extent
+                                   tree, runs of contiguous blocks of a
+                                   block map, 1 for inline data
+
+With IMAGE, debugfs (e2fsprogs, not the kernel: no syscall shows the
+on-disk extents) reads the same image, read-only, for the B lines.
 """
 import array
 import errno
 import fcntl
 import os
+import re
 import stat
 import struct
 import subprocess
@@ -142,6 +150,7 @@ def walk(mnt, out):
 
 def record(mnt, out):
     bs = os.statvfs(mnt).f_bsize
+    kinds = {}
     seen = {}
     paths = []
     for rel, st in walk(mnt, out):
@@ -166,16 +175,31 @@ def record(mnt, out):
             except OSError as e:
                 out.write("E\t%d\t%d\n" % (ino, e.errno))
         if stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode):
-            map_one(full, ino, st.st_size, bs, out)
+            map_one(full, ino, st.st_size, bs, out, kinds)
+    return kinds
 
 
-def map_one(full, ino, size, bs, out):
+FS_IOC_GETFLAGS = 0x80086601
+EXTENTS_FL = 0x80000
+INLINE_DATA_FL = 0x10000000
+
+
+def inode_flags(fd):
+    buf = bytearray(8)
+    fcntl.ioctl(fd, FS_IOC_GETFLAGS, buf)
+    return struct.unpack_from("=I", buf)[0]
+
+
+def map_one(full, ino, size, bs, out, kinds):
     try:
         fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as e:
         out.write("E\t%d\t%d\n" % (ino, e.errno))
         return
     try:
+        flags = inode_flags(fd)
+        kinds[ino] = ("inline" if flags & INLINE_DATA_FL else
+                      "extents" if flags & EXTENTS_FL else "blocks")
         cold = extents(fd)
         warm, _ = fiemap(fd, 0, 0)
         w, u, h, p, m = bytes_of(cold, size, bs)
@@ -187,8 +211,46 @@ def map_one(full, ino, size, bs, out):
         os.close(fd)
 
 
+LEAF = re.compile(r"^\s*\d+/\s*\d+\s+\d+/\s*\d+\s")
+RANGE = re.compile(r"\((\d+)(?:-(\d+))?\):(\d+)(?:-(\d+))?")
+
+
+def block_runs(text):
+    """Runs of a block map from debugfs stat's BLOCKS: the data ranges,
+    joined where they go on logically and physically ((IND) and the like
+    are not data)."""
+    runs, nxt = 0, None
+    for m in RANGE.finditer(text.split("BLOCKS:", 1)[-1]):
+        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+        plo = int(m.group(3))
+        if nxt != (lo, plo):
+            runs += 1
+        nxt = (hi + 1, plo + hi - lo + 1)
+    return runs
+
+
+def disk_extents(image, kinds, out):
+    todo = sorted(i for i, k in kinds.items() if k != "inline")
+    cmds = "".join("%s <%d>\n" % ("dump_extents -l" if kinds[i] == "extents"
+                                   else "stat", i) for i in todo)
+    # -c: bitmaps are not read, so a damaged one does not stop it.
+    r = subprocess.run(["debugfs", "-c", "-f", "-", image], input=cmds.encode(),
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    parts = r.stdout.decode("latin-1").split("debugfs: ")[1:]
+    for ino, text in zip(todo, parts):
+        if "Filesystem not open" in text:
+            continue
+        n = (sum(1 for line in text.splitlines() if LEAF.match(line))
+             if kinds[ino] == "extents" else block_runs(text))
+        out.write("B\t%d\t%d\n" % (ino, n))
+    for ino in sorted(i for i, k in kinds.items() if k == "inline"):
+        out.write("B\t%d\t1\n" % ino)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: scan-kernel.py MNTDIR")
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: scan-kernel.py MNTDIR [IMAGE]")
     sys.stdout.write("# scan-format: 1\n")
-    record(sys.argv[1], sys.stdout)
+    kinds = record(sys.argv[1], sys.stdout)
+    if len(sys.argv) == 3:
+        disk_extents(sys.argv[2], kinds, sys.stdout)

@@ -98,6 +98,20 @@ static int parse_after(const char *line, struct scan_kernel *k)
 	return 0;
 }
 
+/* "B INO N", after all the inodes: debugfs's extents on disk. */
+static int parse_disk(const char *line, struct scan_kernel *k)
+{
+	uint64_t ino, n;
+	struct scan_kinode *in;
+
+	if (sscanf(line, "B\t%" SCNu64 "\t%" SCNu64, &ino, &n) != 2 ||
+	    !(in = (struct scan_kinode *)scan_kernel_find(k, ino)))
+		return -1;
+	in->has_disk = true;
+	in->disk_extents = n;
+	return 0;
+}
+
 static int parse_line(char *line, struct scan_kernel *k, size_t *cap,
 		      size_t *pcap, size_t *fcap)
 {
@@ -127,6 +141,8 @@ static int parse_line(char *line, struct scan_kernel *k, size_t *cap,
 	case 'E':
 	case 'L':
 		return parse_after(line, k);
+	case 'B':
+		return parse_disk(line, k);
 	case 'D':
 	case 'X':
 		if (grow((void **)&k->fail, k->nfail, fcap, sizeof(*k->fail)) ||

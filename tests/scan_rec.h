@@ -22,6 +22,8 @@ struct scan_kinode {
 	bool has_map;
 	struct scan_kmap map;
 	int err;		/* errno of an open or FIEMAP that failed */
+	bool has_disk;
+	uint64_t disk_extents;	/* debugfs's count of the extents on disk */
 	char **paths;		/* sorted, NUL-terminated */
 	size_t npaths;
 	char *link;		/* readlink, or NULL */
