@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The scan records against the kernel's mount, as scripts/record-scan.sh
- * recorded it (NAME.scan: scripts/scan-kernel.py gives the format): every
- * name of every inode, lstat's fields and times, the birth time, the
- * bytes of the kernel's FIEMAP and its warm extent count, held to
- * e2map_inode_record and the path table; the tree blocks, held to
- * st_blocks less the blocks FIEMAP maps; and the extents on disk, to
- * debugfs's listing of the same image (no syscall shows them).
+ * recorded it (NAME.scan: scripts/scan-kernel.py gives the format), held
+ * to e2map_inode_record and the path table by scan_cmp.c; the body file,
+ * PATH, csv, the table and the progress line of `e2map scan`; and the
+ * e2fsprogs corpus through it.
  */
 #include <criterion/criterion.h>
 
@@ -25,237 +23,38 @@
 #include "calls.h"
 #include "cli_run.h"
 #include "fixture.h"
+#include "scan_cmp.h"
 #include "scan_rec.h"
 
 #include "e2map.h"
-
-static bool same_time(const struct e2map_timespec *t, const char *want)
-{
-	char got[48];
-
-	snprintf(got, sizeof(got), "%" PRId64 ".%09u", t->sec, t->nsec);
-	return !strcmp(got, want);
-}
-
-static void check_stat(const char *name, const struct e2map_record *r,
-		       const struct scan_kstat *k)
-{
-	const struct e2map_stat *st = &r->st;
-
-	cr_assert(r->flags & E2MAP_REC_STAT, "%s: <%" PRIu64 ">: no stat: %s",
-		  name, r->ino, e2map_strerror(r->err));
-	cr_expect_eq(st->mode, k->mode, "%s: <%" PRIu64 ">: mode %o, not %o",
-		     name, r->ino, st->mode, k->mode);
-	cr_expect_eq(st->nlink, k->nlink, "%s: <%" PRIu64 ">: nlink", name,
-		     r->ino);
-	cr_expect(st->uid == k->uid && st->gid == k->gid,
-		  "%s: <%" PRIu64 ">: uid/gid", name, r->ino);
-	cr_expect_eq(st->size, k->size, "%s: <%" PRIu64 ">: size", name,
-		     r->ino);
-	cr_expect_eq(st->blocks, k->blocks, "%s: <%" PRIu64 ">: blocks %"
-		     PRIu64 ", not %" PRIu64, name, r->ino, st->blocks,
-		     k->blocks);
-	cr_expect_eq(st->rdev, k->rdev, "%s: <%" PRIu64 ">: rdev", name,
-		     r->ino);
-	cr_expect(same_time(&st->atime, k->atime) &&
-		  same_time(&st->mtime, k->mtime) &&
-		  same_time(&st->ctime, k->ctime),
-		  "%s: <%" PRIu64 ">: times %" PRId64 ".%09u, not %s", name,
-		  r->ino, st->mtime.sec, st->mtime.nsec, k->mtime);
-	if (!strcmp(k->btime, "-"))
-		cr_expect(!(st->mask & E2MAP_STAT_CRTIME),
-			  "%s: <%" PRIu64 ">: a crtime the kernel lacks", name,
-			  r->ino);
-	else
-		cr_expect((st->mask & E2MAP_STAT_CRTIME) &&
-			  same_time(&st->crtime, k->btime),
-			  "%s: <%" PRIu64 ">: crtime %" PRId64 ".%09u, not %s",
-			  name, r->ino, st->crtime.sec, st->crtime.nsec,
-			  k->btime);
-}
-
-static void check_map(const char *name, const struct e2map_record *r,
-		      const struct scan_kmap *k, uint32_t bs)
-{
-	/* A walk that met damage: FIEMAP still listed what lies before. */
-	cr_expect(!r->err || r->err == -EUCLEAN || r->err == -EBADMSG,
-		  "%s: <%" PRIu64 ">: %s", name, r->ino,
-		  e2map_strerror(r->err));
-	cr_expect(r->written == k->written && r->unwritten == k->unwritten &&
-		  r->holes == k->holes && r->past_eof == k->past_eof,
-		  "%s: <%" PRIu64 ">: bytes %" PRIu64 "/%" PRIu64 "/%" PRIu64
-		  "/%" PRIu64 ", not %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%"
-		  PRIu64, name, r->ino, r->written, r->unwritten, r->holes,
-		  r->past_eof, k->written, k->unwritten, k->holes, k->past_eof);
-	cr_expect_eq(r->fiemap_extents, k->warm, "%s: <%" PRIu64 ">: warm "
-		     "FIEMAP %" PRIu64 " extents, not %" PRIu64, name, r->ino,
-		     r->fiemap_extents, k->warm);
-	/* st_blocks counts the data, the tree and the xattr block (and
-	 * the values in EA inodes, and the blocks a crafted image lies
-	 * about: those images are left out). */
-	if (!k->fail_meta && !r->err && !(r->flags & E2MAP_REC_INLINE) &&
-	    r->st.blocks * 512 >= k->mapped)
-		cr_expect_eq(r->meta_blocks, r->st.blocks * 512 / bs -
-			     k->mapped / bs, "%s: <%" PRIu64 ">: %" PRIu64
-			     " metadata blocks, st_blocks says %" PRIu64, name,
-			     r->ino, r->meta_blocks,
-			     r->st.blocks * 512 / bs - k->mapped / bs);
-}
-
-/* debugfs's view of the extents on disk, where the walk went through. */
-static void check_disk(const char *name, const struct e2map_record *r,
-		       const struct scan_kinode *k)
-{
-	if (!k->has_disk || r->err)
-		return;
-	cr_expect_eq(r->extents, k->disk_extents, "%s: <%" PRIu64 ">: %"
-		     PRIu64 " extents on disk, debugfs %" PRIu64, name, r->ino,
-		     r->extents, k->disk_extents);
-}
-
-struct path_list {
-	char **v;
-	size_t n, cap;
-};
-
-static int add_path(const char *path, size_t len, void *payload)
-{
-	struct path_list *l = payload;
-
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 8;
-		l->v = realloc(l->v, l->cap * sizeof(*l->v));
-		cr_assert(l->v);
-	}
-	l->v[l->n++] = strndup(path, len);
-	return 0;
-}
 
 static int by_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void check_paths(const char *name, const e2map_paths_t *p,
-			const struct scan_kinode *k)
-{
-	struct path_list got = { 0 };
-	size_t i;
-
-	cr_assert_eq(e2map_inode_paths(p, k->ino, add_path, &got), 0);
-	qsort(got.v, got.n, sizeof(*got.v), by_str);
-	cr_expect_eq(got.n, k->npaths, "%s: <%" PRIu64 ">: %zu paths, not %zu",
-		     name, k->ino, got.n, k->npaths);
-	for (i = 0; i < got.n && i < k->npaths; i++)
-		cr_expect_str_eq(got.v[i], k->paths[i], "%s: <%" PRIu64 ">",
-				 name, k->ino);
-	for (i = 0; i < got.n; i++)
-		free(got.v[i]);
-	free(got.v);
-}
-
-/* Every inode e2map names, and can read, the kernel listed too. */
-struct named {
-	const struct scan_kernel *k;
-	const e2map_paths_t *p;
-	const char *name;
-	size_t missing;
-};
-
-struct lstat_ok {
-	const struct scan_kernel *k;
-	size_t n;
-};
-
-/*
- * A name the kernel lists but cannot lstat (its block fails) is no path,
- * nor one in a directory whose listing failed: the path table reads an
- * htree block by block past a block that fails, where getdents stops.
- */
-static int count_path(const char *path, size_t len, void *payload)
-{
-	struct lstat_ok *ok = payload;
-	size_t i, n;
-
-	(void)len;
-	for (i = 0; i < ok->k->nfail; i++) {
-		n = strlen(ok->k->fail[i].path);
-		if (ok->k->fail[i].dir ? !strncmp(ok->k->fail[i].path, path,
-						  n) && path[n] == '/'
-				       : !strcmp(ok->k->fail[i].path, path))
-			return 0;
-	}
-	ok->n++;
-	return 1;
-}
-
-static int check_named(const struct e2map_record *r, void *payload)
-{
-	struct named *nm = payload;
-	struct lstat_ok paths = { nm->k, 0 };
-
-	e2map_inode_paths(nm->p, r->ino, count_path, &paths);
-	if (paths.n && !r->err && !scan_kernel_find(nm->k, r->ino)) {
-		cr_expect_fail("%s: <%" PRIu64 "> has a path the kernel does "
-			       "not list", nm->name, r->ino);
-		nm->missing++;
-	}
-	return 0;
-}
-
 static void replay(const char *name)
 {
-	char *img = fixture_image(name), path[4096];
+	char *img = fixture_image(name), path[4096], *text = NULL;
+	struct scan_diffs d = { name, NULL, 0, 20 };
 	struct scan_kernel k;
-	e2map_paths_t *paths;
-	struct e2map_statfs sf;
+	size_t len = 0;
 	e2map_t *m;
-	size_t i, mapped = 0;
 
 	cr_assert(img, "cannot unpack testdata/%s.img.gz", name);
 	snprintf(path, sizeof(path), "%s/%s.scan", fixture_testdata(), name);
 	cr_assert_eq(scan_kernel_load(path, &k), 0, "cannot read %s(.gz)",
 		     path);
+	cr_assert_eq(e2map_open(img, NULL, &m), 0);
+	cr_assert(d.out = open_memstream(&text, &len));
 	/* Clusters, and xattr values charged to their parents, are in
 	 * st_blocks beside the data and the tree. */
-	for (i = 0; i < k.n; i++)
-		k.v[i].map.fail_meta = strstr(name, "bigalloc") ||
-				       strstr(name, "ea_inode");
-	cr_assert_eq(e2map_open(img, NULL, &m), 0);
-	cr_assert_eq(e2map_paths_build(m, &paths), 0);
-	cr_assert_eq(e2map_statfs(m, &sf), 0);
-	for (i = 0; i < k.n; i++) {
-		const struct scan_kinode *ki = &k.v[i];
-		struct e2map_record r;
-
-		cr_assert_eq(e2map_inode_record(m, ki->ino, &r), 0,
-			     "%s: <%" PRIu64 ">", name, ki->ino);
-		check_paths(name, paths, ki);
-		check_stat(name, &r, &ki->st);
-		if (ki->has_map) {
-			check_map(name, &r, &ki->map, sf.bsize);
-			check_disk(name, &r, ki);
-			mapped++;
-		} else if (ki->err) {
-			cr_expect_eq(r.err, -ki->err, "%s: <%" PRIu64 ">: %s, "
-				     "not %s", name, ki->ino,
-				     e2map_strerror(r.err),
-				     e2map_strerror(-ki->err));
-		}
-	}
-	for (i = 0; i < k.nfail; i++) {
-		struct e2map_stat st;
-
-		if (k.fail[i].dir)
-			continue;
-		cr_expect_eq(e2map_lstat(m, k.fail[i].path, &st),
-			     -k.fail[i].err, "%s: lstat %s", name,
-			     k.fail[i].path);
-	}
-	cr_expect_eq(e2map_scan_records(m, check_named, &(struct named){
-		&k, paths, name, 0 }), 0);
-	cr_expect_gt(mapped, 0);
-	e2map_paths_free(paths);
+	scan_compare(m, &k, !strstr(name, "bigalloc") &&
+		     !strstr(name, "ea_inode"), &d);
+	fclose(d.out);
+	cr_expect_eq(d.n, 0, "%zu differences from the mount:\n%s", d.n,
+		     text);
+	free(text);
 	e2map_close(m);
 	scan_kernel_free(&k);
 	fixture_remove(img);
@@ -371,26 +170,14 @@ static long long seconds(const char *t)
 	return strcmp(t, "-") ? strtoll(t, NULL, 10) : 0;
 }
 
-/*
- * Whether both sides list the name of a body line: not an inode without
- * a name, nor a name lstat cannot reach on the mount, nor one in a
- * directory whose listing failed there (the path table reads an htree
- * block by block past a bad block; getdents stops at it).
- */
+/* Whether both sides list the name of a body line: not an inode
+ * without a name, nor one the mount does not show (scan_kernel_lists). */
 static bool kernel_lists(const struct scan_kernel *k, const char *line)
 {
 	const char *name = line + 2;
-	size_t i, n;
 
-	if (name[0] == '<')
-		return false;		/* no directory names it */
-	for (i = 0; i < k->nfail; i++) {
-		n = strlen(k->fail[i].path);
-		if (!strncmp(name, k->fail[i].path, n) &&
-		    (k->fail[i].dir ? name[n] == '/' : name[n] == '|'))
-			return false;
-	}
-	return true;
+	return name[0] != '<' && scan_kernel_lists(k, name,
+						   strcspn(name, "|"));
 }
 
 /* The body lines of the mount: a line per name lstat reached. */
