@@ -284,16 +284,14 @@ static void body_name(const char *s, size_t len)
 	}
 }
 
-static void body_line(e2map_t *m, const struct scan_item *it,
-		      const char *name, size_t len, const char *target,
-		      size_t tlen)
+static void body_line(const struct scan_item *it, const char *name,
+		      size_t len, const char *target, size_t tlen)
 {
 	const struct e2map_record *r = it->r;
 	const struct e2map_stat *st = &r->st;
 	bool full = r->flags & E2MAP_REC_STAT;
 	char mode[13], num[32];
 
-	(void)m;
 	fputs("0|", stdout);
 	body_name(name, len);
 	if (target) {
@@ -325,11 +323,11 @@ static void body_item(e2map_t *m, const struct scan_item *it)
 	if (tlen > (int64_t)sizeof(target))
 		tlen = sizeof(target);
 	for (i = 0; i < it->n; i++)
-		body_line(m, it, it->path[i], it->len[i],
+		body_line(it, it->path[i], it->len[i],
 			  tlen >= 0 ? target : NULL, tlen >= 0 ? (size_t)tlen : 0);
 	if (!it->n) {
 		snprintf(name, sizeof(name), "<%" PRIu64 ">", it->r->ino);
-		body_line(m, it, name, strlen(name), NULL, 0);
+		body_line(it, name, strlen(name), NULL, 0);
 	}
 }
 
