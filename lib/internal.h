@@ -124,7 +124,7 @@ int e2map__parse_options(const char *options, struct e2map_options *o);
  * (map.c over escache.c, extent.c, blockmap.c, inline.c); directories
  * (dirent.c, dcache.c) and path lookup (lookup.c, crypt.c); the file
  * handle (file.c); and what answers through it (seek.c, fiemap.c,
- * check.c, scan.c, paths.c).
+ * check.c, scan.c, paths.c, du.c, record.c).
  */
 
 /* image.c */
