@@ -185,8 +185,10 @@ int64_t e2map_readlink_ino(e2map_t *m, uint64_t ino, char *buf, size_t size)
 	if (!LINUX_S_ISLNK(f->inode->i_mode))
 		err = e2map__fail(m, -EINVAL, "inode %llu is not a symlink",
 				  (unsigned long long)ino);
-	else
-		err = e2map__read_link(f, &target, &len);
+	else if ((err = e2map__read_link(f, &target, &len)) == 0 && !target)
+		err = e2map__fail(m, -ENOKEY, "inode %llu: the no-key target "
+				  "of a long encrypted symlink is a hash e2map "
+				  "does not make", (unsigned long long)ino);
 	e2map_file_close(f);
 	if (err < 0)
 		return err;
@@ -207,6 +209,27 @@ void e2map_file_close(e2map_file_t *f)
 	free(f);
 }
 
+/*
+ * fscrypt_symlink_getattr: an encrypted symlink's size is that of the
+ * target readlink gives, the no-key one without the key; where that
+ * fails, so does stat.
+ */
+static int encrypted_link_size(e2map_file_t *f, uint64_t *size)
+{
+	char *target;
+	size_t len;
+	int err;
+
+	if (!LINUX_S_ISLNK(f->inode->i_mode) ||
+	    !(f->inode->i_flags & EXT4_ENCRYPT_FL))
+		return 0;
+	if ((err = e2map__read_link(f, &target, &len)) < 0)
+		return err;
+	free(target);
+	*size = len;
+	return 0;
+}
+
 int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -214,5 +237,5 @@ int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st)
 		return -EINVAL;
 	e2map__inode_stat(f, st);
 	st->flags = f->inode->i_flags & FL_USER_VISIBLE;
-	return 0;
+	return encrypted_link_size(f, &st->size);
 }

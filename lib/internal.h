@@ -192,6 +192,10 @@ bool e2map__crypt_permitted(e2map_file_t *parent, e2map_file_t *child);
 int e2map__crypt_open(e2map_file_t *f, e2map_file_t *parent);
 int e2map__crypt_nokey_name(const char *name, unsigned len,
 			    unsigned char *disk);
+/* The no-key target of encrypted symlink F from its data (MAX bytes);
+ * *TARGET NULL (but *LEN set) where the kernel would hash it. */
+int e2map__crypt_symlink(e2map_file_t *f, const unsigned char *caddr,
+			 size_t max, char **target, size_t *len);
 
 /* inline.c: in-inode xattr area, system.data, FIEMAP_FLAG_XATTR region */
 int e2map__ibody_scan(e2map_file_t *f);
@@ -289,8 +293,12 @@ void e2map__dcache_free(e2map_t *m);
  */
 int e2map__lookup(e2map_t *m, const char *path, bool follow, ext2_ino_t *ino,
 		  ext2_ino_t *parent);
-/* lookup.c: the target of symlink F, malloc'd and NUL-terminated, its
- * length in *LEN (ext4_get_link: at most a block less one byte). */
+/*
+ * lookup.c: readlink(2) of symlink F, malloc'd and NUL-terminated, its
+ * length in *LEN (ext4_get_link: at most a block less one byte); for an
+ * encrypted one the no-key target (e2map__crypt_symlink), *TARGET NULL
+ * where e2map does not make it.
+ */
 int e2map__read_link(e2map_file_t *f, char **target, size_t *len);
 
 #endif /* E2MAP_INTERNAL_H */

@@ -155,10 +155,15 @@ static int fill(e2map_t *m, const struct e2map_inode *in,
 		r->err = err;
 		return err == -ENOMEM ? err : 0;
 	}
-	e2map_file_stat(f, &r->st);
+	/* An encrypted symlink's stat can fail as its readlink does. */
+	if ((err = e2map_file_stat(f, &r->st)) < 0) {
+		e2map_file_close(f);
+		r->err = err;
+		r->st.ino = in->ino;
+		return err == -ENOMEM ? err : 0;
+	}
 	r->flags |= E2MAP_REC_STAT;
 	r->meta_blocks = f->file_acl != 0;
-	err = 0;
 	if (!e2map__unmapped(f) && !(r->flags & E2MAP_REC_EA_INODE))
 		err = e2map__crypt_open(f, NULL);
 	if (!err && !e2map__unmapped(f))

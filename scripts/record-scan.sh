@@ -10,13 +10,13 @@
 #
 #   OUTDIR/NAME.scan.gz
 #
-#   scripts/record-scan.sh IMAGE.img[.gz] OUTDIR
+#   scripts/record-scan.sh IMAGE.img[.gz|.bz2] OUTDIR
 #
 # Needs root and loop mounts.
 set -euo pipefail
 export LC_ALL=C
 
-[ $# = 2 ] || { echo "usage: $0 IMAGE.img[.gz] OUTDIR" >&2; exit 2; }
+[ $# = 2 ] || { echo "usage: $0 IMAGE.img[.gz|.bz2] OUTDIR" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "record-scan: needs root (loop mounts)" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 src=$1
@@ -24,6 +24,7 @@ mkdir -p "$2"
 out=$(cd "$2" && pwd)
 name=$(basename "$src")
 name=${name%.gz}
+name=${name%.bz2}
 name=${name%.img}
 tmp=$(mktemp -d /tmp/record-scan.XXXXXX)
 mnt=$tmp/mnt
@@ -33,6 +34,7 @@ trap 'mountpoint -q "$mnt" && umount "$mnt"; rm -rf "$tmp"' EXIT
 
 case "$src" in
 *.gz) gzip -dc "$src" >"$img" ;;
+*.bz2) bzip2 -dc "$src" >"$img" ;;
 *) cp "$src" "$img" ;;
 esac
 chmod 0444 "$img"

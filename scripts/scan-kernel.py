@@ -23,6 +23,7 @@ image path with bytes outside 0x21-0x7e and the backslash as \\xHH):
                                    COLD/WARM = extent counts
   X  ERRNO PATH                    lstat failed
   D  ERRNO PATH                    getdents failed (after the names given)
+  C  INO                           an encrypted directory (no-key names)
   E  INO ERRNO                     open or FIEMAP failed
   B  INO EXTENTS                   extents on disk as debugfs lists them
                                    (with IMAGE): leaf entries of an extent
@@ -151,6 +152,7 @@ def walk(mnt, out):
 def record(mnt, out):
     bs = os.statvfs(mnt).f_bsize
     kinds = {}
+    sizes = {}
     seen = {}
     paths = []
     for rel, st in walk(mnt, out):
@@ -176,12 +178,14 @@ def record(mnt, out):
                 out.write("E\t%d\t%d\n" % (ino, e.errno))
         if stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode):
             map_one(full, ino, st.st_size, bs, out, kinds)
-    return kinds
+            sizes[ino] = st.st_size
+    return kinds, sizes
 
 
 FS_IOC_GETFLAGS = 0x80086601
 EXTENTS_FL = 0x80000
 INLINE_DATA_FL = 0x10000000
+ENCRYPT_FL = 0x800
 
 
 def inode_flags(fd):
@@ -200,6 +204,8 @@ def map_one(full, ino, size, bs, out, kinds):
         flags = inode_flags(fd)
         kinds[ino] = ("inline" if flags & INLINE_DATA_FL else
                       "extents" if flags & EXTENTS_FL else "blocks")
+        if flags & ENCRYPT_FL and stat.S_ISDIR(os.fstat(fd).st_mode):
+            out.write("C\t%d\n" % ino)
         cold = extents(fd)
         warm, _ = fiemap(fd, 0, 0)
         w, u, h, p, m = bytes_of(cold, size, bs)
@@ -229,7 +235,7 @@ def block_runs(text):
     return runs
 
 
-def disk_extents(image, kinds, out):
+def disk_extents(image, kinds, sizes, out):
     todo = sorted(i for i, k in kinds.items() if k != "inline")
     cmds = "".join("%s <%d>\n" % ("dump_extents -l" if kinds[i] == "extents"
                                    else "stat", i) for i in todo)
@@ -243,8 +249,9 @@ def disk_extents(image, kinds, out):
         n = (sum(1 for line in text.splitlines() if LEAF.match(line))
              if kinds[ino] == "extents" else block_runs(text))
         out.write("B\t%d\t%d\n" % (ino, n))
+    # Inline data is one extent when there is any (FIEMAP's DATA_INLINE).
     for ino in sorted(i for i, k in kinds.items() if k == "inline"):
-        out.write("B\t%d\t1\n" % ino)
+        out.write("B\t%d\t%d\n" % (ino, 1 if sizes[ino] else 0))
 
 
 if __name__ == "__main__":
@@ -253,4 +260,4 @@ if __name__ == "__main__":
     sys.stdout.write("# scan-format: 1\n")
     kinds = record(sys.argv[1], sys.stdout)
     if len(sys.argv) == 3:
-        disk_extents(sys.argv[2], kinds, sys.stdout)
+        disk_extents(sys.argv[2], *kinds, sys.stdout)

@@ -92,7 +92,9 @@ static void check_map(struct scan_diffs *d, const struct e2map_record *r,
 	const struct scan_kmap *m = &k->map;
 	uint64_t tree;
 
-	if (r->err && r->err != -EUCLEAN && r->err != -EBADMSG)
+	/* An indirect block failing its first read is EIO (README). */
+	if (r->err && r->err != -EUCLEAN && r->err != -EBADMSG &&
+	    r->err != -EIO)
 		diff(d, "<%" PRIu64 ">: %s, the kernel mapped it", r->ino,
 		     e2map_strerror(r->err));
 	if (r->written != m->written || r->unwritten != m->unwritten ||
@@ -144,27 +146,66 @@ static int by_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void check_paths(struct scan_diffs *d, const e2map_paths_t *p,
-			const struct scan_kinode *k)
+/* The names of L both sides show (scan_kernel_lists), in place. */
+static size_t shown(const struct scan_kernel *k, char **v, size_t n,
+		    bool owned)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		if (scan_kernel_lists(k, v[i], strlen(v[i])))
+			v[o++] = v[i];
+		else if (owned)
+			free(v[i]);
+	}
+	return o;
+}
+
+static void check_paths(struct scan_diffs *d, const struct scan_kernel *ks,
+			const e2map_paths_t *p, const struct scan_kinode *k)
 {
 	struct path_list got = { 0 };
-	size_t i;
+	char **want = malloc((k->npaths + 1) * sizeof(*want));
+	size_t i, nwant;
 
-	if (e2map_inode_paths(p, k->ino, add_path, &got) < 0)
+	if (!want || e2map_inode_paths(p, k->ino, add_path, &got) < 0)
 		diff(d, "<%" PRIu64 ">: no memory for its paths", k->ino);
+	if (want)
+		memcpy(want, k->paths, k->npaths * sizeof(*want));
+	nwant = want ? shown(ks, want, k->npaths, false) : 0;
+	got.n = shown(ks, got.v, got.n, true);
 	if (got.n)
 		qsort(got.v, got.n, sizeof(*got.v), by_str);
-	for (i = 0; i < got.n || i < k->npaths; i++)
-		if (i >= got.n || i >= k->npaths ||
-		    strcmp(got.v[i], k->paths[i])) {
+	for (i = 0; i < got.n || i < nwant; i++)
+		if (i >= got.n || i >= nwant || strcmp(got.v[i], want[i])) {
 			diff(d, "<%" PRIu64 ">: path %s, the mount's %s", k->ino,
 			     i < got.n ? got.v[i] : "(none)",
-			     i < k->npaths ? k->paths[i] : "(none)");
+			     i < nwant ? want[i] : "(none)");
 			break;
 		}
 	for (i = 0; i < got.n; i++)
 		free(got.v[i]);
 	free(got.v);
+	free(want);
+}
+
+/* readlink(2) on the mount against e2map_readlink_ino (-ENOKEY where
+ * the kernel would hash a long encrypted target). */
+static void check_link(struct scan_diffs *d, e2map_t *m,
+		       const struct scan_kinode *k)
+{
+	char buf[4096];
+	int64_t n;
+
+	if (!k->link)
+		return;
+	n = e2map_readlink_ino(m, k->ino, buf, sizeof(buf));
+	if (n == -ENOKEY && strlen(k->link) == 252)
+		return;
+	if (n < 0 || (size_t)n != strlen(k->link) ||
+	    memcmp(buf, k->link, (size_t)n))
+		diff(d, "<%" PRIu64 ">: readlink %s, the mount's %s", k->ino,
+		     n < 0 ? e2map_strerror((int)n) : "differs", k->link);
 }
 
 bool scan_kernel_lists(const struct scan_kernel *k, const char *path,
@@ -213,7 +254,7 @@ static int check_named(const struct e2map_record *r, void *payload)
 }
 
 static void check_inode(struct scan_diffs *d, e2map_t *m,
-			const e2map_paths_t *paths,
+			const struct scan_kernel *k, const e2map_paths_t *paths,
 			const struct scan_kinode *ki, uint32_t bs, bool meta)
 {
 	struct e2map_record r;
@@ -224,8 +265,9 @@ static void check_inode(struct scan_diffs *d, e2map_t *m,
 		     e2map_strerror(err));
 		return;
 	}
-	check_paths(d, paths, ki);
+	check_paths(d, k, paths, ki);
 	check_stat(d, &r, &ki->st);
+	check_link(d, m, ki);
 	if (ki->has_map)
 		check_map(d, &r, ki, bs, meta);
 	else if (ki->err && r.err != -ki->err)
@@ -249,7 +291,7 @@ size_t scan_compare(e2map_t *m, const struct scan_kernel *k, bool meta,
 		return d->n - before;
 	}
 	for (i = 0; i < k->n; i++)
-		check_inode(d, m, paths, &k->v[i], sf.bsize, meta);
+		check_inode(d, m, k, paths, &k->v[i], sf.bsize, meta);
 	for (i = 0; i < k->nfail; i++)
 		if (!k->fail[i].dir &&
 		    (err = e2map_lstat(m, k->fail[i].path, &st)) !=

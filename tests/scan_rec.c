@@ -112,6 +112,17 @@ static int parse_disk(const char *line, struct scan_kernel *k)
 	return 0;
 }
 
+/* "C INO": an encrypted directory, after its I line. */
+static int parse_crypt_dir(const char *line, struct scan_kernel *k)
+{
+	struct scan_kinode *in = k->n ? &k->v[k->n - 1] : NULL;
+
+	if (!in || strtoull(line + 2, NULL, 10) != in->ino)
+		return -1;
+	in->crypt_dir = true;
+	return 0;
+}
+
 static int parse_line(char *line, struct scan_kernel *k, size_t *cap,
 		      size_t *pcap, size_t *fcap)
 {
@@ -143,6 +154,8 @@ static int parse_line(char *line, struct scan_kernel *k, size_t *cap,
 		return parse_after(line, k);
 	case 'B':
 		return parse_disk(line, k);
+	case 'C':
+		return parse_crypt_dir(line, k);
 	case 'D':
 	case 'X':
 		if (grow((void **)&k->fail, k->nfail, fcap, sizeof(*k->fail)) ||
@@ -178,6 +191,27 @@ static int attach_paths(struct scan_kernel *k)
 	return 0;
 }
 
+/* Names under an encrypted directory are no-key names, which the path
+ * table does not make: failed listings for the comparison. */
+static int add_crypt_dirs(struct scan_kernel *k)
+{
+	size_t i, j, cap = k->nfail;
+
+	for (i = 0; i < k->n; i++) {
+		if (!k->v[i].crypt_dir)
+			continue;
+		for (j = 0; j < k->v[i].npaths; j++) {
+			if (grow((void **)&k->fail, k->nfail, &cap,
+				 sizeof(*k->fail)) ||
+			    !(k->fail[k->nfail].path = strdup(k->v[i].paths[j])))
+				return -1;
+			k->fail[k->nfail].err = 0;
+			k->fail[k->nfail++].dir = true;
+		}
+	}
+	return 0;
+}
+
 int scan_kernel_load(const char *file, struct scan_kernel *k)
 {
 	size_t len, cap = 0, pcap = 0, fcap = 0;
@@ -193,6 +227,8 @@ int scan_kernel_load(const char *file, struct scan_kernel *k)
 	free(text);
 	if (!err)
 		err = attach_paths(k);
+	if (!err)
+		err = add_crypt_dirs(k);
 	return err;
 }
 

@@ -27,11 +27,13 @@ struct scan_kinode {
 	char **paths;		/* sorted, NUL-terminated */
 	size_t npaths;
 	char *link;		/* readlink, or NULL */
+	bool crypt_dir;		/* an encrypted directory */
 };
 struct scan_kfail {
 	char *path;
 	int err;		/* lstat's errno, or getdents' */
-	bool dir;		/* getdents failed on PATH, after some names */
+	bool dir;		/* getdents failed on PATH, after some names, or
+				 * PATH is encrypted (no-key names) */
 };
 struct scan_kernel {
 	struct scan_kinode *v;	/* by inode number */
