@@ -159,7 +159,9 @@ struct e2map_timespec {
  * high 16 bits (the kernel's default, not -o nouid32).  rdev is set for a
  * character or block device only, as the kernel decodes i_block (the old
  * 8:8 form in i_block[0], else the new 12:20 one in i_block[1]), in
- * glibc's makedev encoding.
+ * glibc's makedev encoding.  An encrypted symlink's size is the length of
+ * its no-key target (fscrypt_symlink_getattr), and its stat fails where
+ * that target does (e2map_readlink_ino).
  */
 struct e2map_stat {
 	uint64_t ino;
@@ -175,7 +177,8 @@ struct e2map_stat {
 	struct e2map_timespec atime, mtime, ctime, crtime;
 	uint32_t mask;		/* E2MAP_STAT_* */
 };
-/* stat(2) of an open file: 0, or -EINVAL for a NULL handle. */
+/* stat(2) of an open file: 0, -EINVAL for a NULL handle, or an
+ * encrypted symlink's error (below). */
 E2MAP_API int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st);
 /*
  * stat(2) of PATH, without opening it: the lookup (a final symlink
@@ -201,9 +204,13 @@ E2MAP_API int e2map_stat_ino(e2map_t *m, uint64_t ino, struct e2map_stat *st);
 /*
  * readlink(2) of symlink INO (by number, as e2map_stat_ino): the target's
  * first SIZE bytes into BUF (no NUL added), returning the target's
- * length, which may exceed SIZE.  Not a symlink: -EINVAL (readlink's
- * answer); an encrypted one: -ENOKEY; a slow one without its block:
- * -EUCLEAN; else e2map_stat_ino's errors.
+ * length, which may exceed SIZE.  An encrypted symlink gives what the
+ * kernel gives without the key: the no-key target (base64url of the
+ * ciphertext, fscrypt_get_symlink), -EINVAL for a bad or unsupported
+ * encryption context, -EUCLEAN for a bad stored length; -ENOKEY past 149
+ * bytes of ciphertext, where the kernel encodes a SHA-256 e2map does not
+ * compute.  Not a symlink: -EINVAL (readlink's answer); a slow one
+ * without its block: -EUCLEAN; else e2map_stat_ino's errors.
  */
 E2MAP_API int64_t e2map_readlink_ino(e2map_t *m, uint64_t ino, char *buf,
 				     size_t size);
@@ -277,10 +284,12 @@ E2MAP_API int e2map_scan(e2map_t *m, e2map_scan_cb cb, void *payload);
  * returns (the extent-status cache's merged runs).  The mapping fields
  * are those of regular files and directories (E2MAP_REC_MAPPED); other
  * types have 0 but for the xattr block.
- * ERR is 0 or the kernel's errno for the inode: its iget's (then ST holds
- * only ino, mode, size and nlink as the inode table has them, and no
- * E2MAP_REC_STAT), the open's (-ENOKEY for an encrypted file), or the
- * walk's (the fields then count what was walked before it).
+ * ERR is 0 or the kernel's errno for the inode: its iget's or its stat's
+ * (then ST holds only ino, mode, size and nlink as the inode table has
+ * them, and no E2MAP_REC_STAT), the open's (-ENOKEY for an encrypted
+ * file; the inode is opened by number, so an open by name's check of the
+ * parent's encryption policy, -EPERM, is not made), or the walk's (the
+ * fields then count what was walked before it).
  */
 #define E2MAP_REC_STAT 0x1	/* ST is the whole stat record */
 #define E2MAP_REC_MAPPED 0x2	/* a regular file or directory, walked */
