@@ -238,6 +238,41 @@ void cmd_json_set_name(json_t *obj, const char *key, const char *name,
 json_t *cmd_json_extent(const struct fiemap_extent *e);
 /* {"errno":N,"name":"ENAME","message":"...","detail":"..."} for -ERR. */
 json_t *cmd_json_error(int err, const char *detail);
+/*
+ * One JSON Lines record written straight into a buffer, then stdout: for
+ * streams of a record per inode, where building jansson documents was
+ * most of the time.  The same text as the documents would give (jansson
+ * writes what needs escaping: names that are not printable ASCII, and
+ * every sub-document given as a json_t).  _begin opens the record, _open
+ * and _close a member object or array (KEY NULL inside an array), _end
+ * closes and writes it: 0, -ENOMEM or -EIO.
+ */
+#define CMD_JL_DEPTH 8
+struct outbuf {
+	char *s;
+	size_t len, cap;
+};
+struct cmd_jline {
+	struct outbuf b;
+	unsigned depth, count[CMD_JL_DEPTH];
+	bool failed;
+};
+void cmd_jl_begin(struct cmd_jline *l);
+void cmd_jl_open(struct cmd_jline *l, const char *key, char bracket);
+void cmd_jl_close(struct cmd_jline *l, char bracket);
+void cmd_jl_i64(struct cmd_jline *l, const char *key, int64_t v);
+/* cmd_json_u64's rule: a decimal string past 2^53-1. */
+void cmd_jl_u64(struct cmd_jline *l, const char *key, uint64_t v);
+/* LITERAL as it is: true, false, null, or a quoted constant. */
+void cmd_jl_const(struct cmd_jline *l, const char *key, const char *literal);
+/* V written by jansson (its reference is taken). */
+void cmd_jl_json(struct cmd_jline *l, const char *key, json_t *v);
+/* An array element {KEY: NAME}, with KEY_hex as cmd_json_set_name. */
+void cmd_jl_name_object(struct cmd_jline *l, const char *key,
+			const char *name, size_t len);
+int cmd_jl_end(struct cmd_jline *l);
+void cmd_jl_free(struct cmd_jline *l);
+
 /* DOC on stdout, one line; releases DOC.  0, -ENOMEM or -EIO. */
 int cmd_json_print(json_t *doc);
 /*

@@ -19,6 +19,7 @@ static const char *const formats[] = { "table", "jsonl", "csv", "body",
 
 struct scan_opts {
 	int top;
+	int threads;		/* -j N; 0: one per online CPU */
 	struct cmd_common co;
 };
 
@@ -180,17 +181,19 @@ static void add_totals(struct totals *t, const struct e2map_record *r,
 	t->past_eof += r->past_eof;
 }
 
-static int on_record(const struct e2map_record *r, void *payload)
+static int on_record(const struct e2map_record *r, const char *why,
+		     void *payload)
 {
 	struct scan_run *run = payload;
 	struct scan_item it;
 	char detail[256];
 	int err;
 
-	/* The detail first: the path table does not read through M, but
-	 * readlink (body) does. */
-	snprintf(detail, sizeof(detail), "%s", r->err ? e2map_errmsg(run->m) :
-		 "");
+	/* The detail first: readlink (body) reads through M, the path table
+	 * too when this first record builds it. */
+	snprintf(detail, sizeof(detail), "%s", why);
+	if (!run->paths && (err = e2map_paths_build(run->m, &run->paths)) < 0)
+		return err;
 	cmd_progress_add(&run->progress, 1, 0);
 	if ((err = collect_names(run, r->ino)) < 0)
 		return err;
@@ -214,6 +217,11 @@ static const struct cmd_option scan_options[] = {
 	{ .long_name = "top", .arg = "N", .action = CMD_OPT_PARSE,
 	  .parse = cmd_parse_count, .what = "count", .field = FIELD(top),
 	  .help = "the summary's N most fragmented files (10; 0: none)" },
+	{ .short_name = 'j', .long_name = "threads", .arg = "N",
+	  .action = CMD_OPT_PARSE, .field = FIELD(threads),
+	  .parse = cmd_parse_count, .what = "thread count",
+	  .help = "make the records on N threads (default: one per CPU); "
+		  "the output is the same" },
 	{ .short_name = 'q', .long_name = "quiet", .action = CMD_OPT_TRUE,
 	  CMD_COMMON(quiet), .help = "no progress line; csv and body: no "
 	  "summary on stderr" },
@@ -377,7 +385,8 @@ static int scan_image(struct scan_run *run)
 
 	start_progress(run);
 	scan_print_head(run->fmt);
-	err = e2map_scan_records(run->m, on_record, run);
+	err = e2map_scan_records(run->m, (unsigned)run->o->threads, on_record,
+				 run);
 	cmd_progress_end(&run->progress);
 	if (err < 0 || run->out_err)
 		return cmd_fail("scan", err < 0 ? err : run->out_err,
@@ -416,7 +425,9 @@ int cmd_scan(int argc, char **argv)
 		free(run.top);
 		return status;
 	}
-	if ((err = e2map_paths_build(run.m, &run.paths)) < 0)
+	/* PATH's names are needed first; else the first record builds the
+	 * table while the workers go on making records. */
+	if (ops.n > 1 && (err = e2map_paths_build(run.m, &run.paths)) < 0)
 		status = cmd_fail("scan: paths", err, e2map_errmsg(run.m));
 	else if (ops.n < 2 ||
 		 !(status = resolve_under(&run, ops.v[0], ops.v[1])))

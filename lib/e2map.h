@@ -316,12 +316,17 @@ E2MAP_API int e2map_inode_record(e2map_t *m, uint64_t ino,
  * e2map_inode_record for every inode e2map_scan finds in use, in inode
  * order, streaming: memory does not grow with the inode count.  A group
  * whose inode table cannot be read is one record with ERR (INO its first
- * inode, no flags).  A non-zero return from CB stops the scan and is
- * returned; else 0, -EINVAL or -ENOMEM.
+ * inode, no flags).  The records are made on THREADS workers as
+ * e2map_check_all makes its checks (0: one per CPU; the same records
+ * whatever the count); CB runs in the caller's thread, in inode order,
+ * with DETAIL the reason for R->err ("" when there is none; borrowed for
+ * the call), and may use M.  A non-zero return from CB stops the scan and
+ * is returned; else 0, -EINVAL, -ENOMEM or a worker handle's open error.
  */
-typedef int (*e2map_record_cb)(const struct e2map_record *r, void *payload);
-E2MAP_API int e2map_scan_records(e2map_t *m, e2map_record_cb cb,
-				 void *payload);
+typedef int (*e2map_record_cb)(const struct e2map_record *r,
+			       const char *detail, void *payload);
+E2MAP_API int e2map_scan_records(e2map_t *m, unsigned threads,
+				 e2map_record_cb cb, void *payload);
 
 /*
  * The path table: every name of every inode (all hard links), built in one
@@ -449,8 +454,8 @@ E2MAP_API int e2map_inode_check(e2map_t *m, uint64_t ino,
  * result ERR (0, or in->err for a group whose inode table failed) and its
  * DETAIL (the checking handle's e2map_errmsg, "" when ERR is 0, borrowed
  * for the call); M is free for CB to use (the workers never touch it).
- * Workers run ahead of CB by at most 4,096 groups and 262,144 results
- * (about 12 MiB), so memory is bounded whatever the inode count.  With one thread, the inodes
+ * Workers run ahead of CB by at most 4,096 groups and 16 MiB of results,
+ * so memory is bounded whatever the inode count.  With one thread, the inodes
  * are checked through M itself.  A non-zero return from CB stops the
  * check and is returned; else 0, -ENOMEM, or a worker handle's open error
  * (e2map_errmsg(M) says more).

@@ -9,8 +9,8 @@
  * is opened anew, with a cold extent-status cache and its own set of
  * verified tree blocks, as a file on a fresh mount.  Workers run ahead of
  * the caller (while it builds a path table, say) by at most MAX_SLOTS
- * groups and MAX_PENDING results, so what waits is bounded whatever the
- * inode count.
+ * groups and MAX_PENDING bytes of results, so what waits is bounded
+ * whatever the inode count.
  */
 #include "internal.h"
 
@@ -22,7 +22,7 @@
 
 #define MAX_THREADS 16
 #define MAX_SLOTS 4096U
-#define MAX_PENDING (256U << 10)	/* results */
+#define MAX_PENDING (16U << 20)	/* bytes of results */
 #define KEEP_BYTES (256U << 10)	/* a slot keeps this much memory for reuse */
 
 /* Each result: this header, then the work's OPS->size bytes. */
@@ -52,7 +52,7 @@ struct pool {
 	dgrp_t next;		/* the next group a worker takes */
 	dgrp_t consumed;	/* groups handed on so far */
 	dgrp_t ngroups;
-	size_t pending;		/* results of done groups not handed on */
+	size_t pending;		/* bytes of done groups' results not handed on */
 	bool stop;
 };
 
@@ -140,7 +140,7 @@ static void *work(void *arg)
 			     : -ENOMEM;
 		pthread_mutex_lock(&p->lock);
 		s->done = true;
-		p->pending += s->n;
+		p->pending += s->n * p->stride;
 		pthread_cond_broadcast(&p->cond);
 		pthread_mutex_unlock(&p->lock);
 	}
@@ -174,7 +174,7 @@ static int hand_on(struct pool *p, e2map_t *m, dgrp_t g, void *payload)
 		s->cap = 0;
 	}
 	pthread_mutex_lock(&p->lock);
-	p->pending -= s->n;
+	p->pending -= s->n * p->stride;
 	s->done = false;
 	p->consumed++;
 	pthread_cond_broadcast(&p->cond);

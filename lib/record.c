@@ -193,27 +193,44 @@ int e2map_inode_record(e2map_t *m, uint64_t ino, struct e2map_record *out)
 	return fill(m, &in, out);
 }
 
+/* The scan: fill in a worker (parscan.c), hand on in inode order. */
+static int record_work(e2map_t *h, const struct e2map_inode *in,
+		       void *result, const char **detail)
+{
+	struct e2map_record *r = result;
+	int err;
+
+	if ((err = fill(h, in, r)) < 0)
+		return err;
+	if (r->err)
+		*detail = e2map_errmsg(h);
+	return 0;
+}
+
 struct records {
 	e2map_record_cb cb;
 	void *payload;
 };
 
-static int on_inode(e2map_t *m, const struct e2map_inode *in, void *payload)
+static int record_hand(e2map_t *m, const struct e2map_inode *in,
+		       void *result, const char *detail, void *payload)
 {
-	struct records *rs = payload;
-	struct e2map_record r;
-	int err;
+	const struct records *rs = payload;
+	const struct e2map_record *r = result;
 
-	if ((err = fill(m, in, &r)) < 0)
-		return err;
-	return rs->cb(&r, rs->payload);
+	(void)m;
+	(void)in;
+	return rs->cb(r, r->err && detail ? detail : "", rs->payload);
 }
 
-int e2map_scan_records(e2map_t *m, e2map_record_cb cb, void *payload)
+int e2map_scan_records(e2map_t *m, unsigned threads, e2map_record_cb cb,
+		       void *payload)
 {
+	static const struct e2map__par ops = { sizeof(struct e2map_record),
+					       record_work, record_hand };
 	struct records rs = { cb, payload };
 
 	if (!m || !cb)
 		return -EINVAL;
-	return e2map_scan(m, on_inode, &rs);
+	return e2map__par_scan(m, threads, &ops, &rs);
 }

@@ -241,10 +241,12 @@ static int count_listed(const char *path, size_t len, void *payload)
 }
 
 /* Every inode e2map names, and can read, the kernel listed too. */
-static int check_named(const struct e2map_record *r, void *payload)
+static int check_named(const struct e2map_record *r, const char *detail,
+		       void *payload)
 {
 	struct named *nm = payload;
 
+	(void)detail;
 	nm->n = 0;
 	e2map_inode_paths(nm->p, r->ino, count_listed, nm);
 	if (nm->n && !r->err && !scan_kernel_find(nm->k, r->ino))
@@ -299,7 +301,7 @@ size_t scan_compare(e2map_t *m, const struct scan_kernel *k, bool meta,
 			diff(d, "lstat %s: %s, the kernel's %s", k->fail[i].path,
 			     e2map_strerror(err), e2map_strerror(-k->fail[i].err));
 	nm.p = paths;
-	if ((err = e2map_scan_records(m, check_named, &nm)) < 0)
+	if ((err = e2map_scan_records(m, 0, check_named, &nm)) < 0)
 		diff(d, "scan: %s", e2map_strerror(err));
 	e2map_paths_free(paths);
 	return d->n - before;

@@ -564,6 +564,6 @@ Test(open_errors, inode_record_contract)
 	cr_expect_eq(e2map_inode_record(m, 1ULL << 40, &r), -ESTALE);
 	cr_expect_eq(e2map_inode_record(NULL, 2, &r), -EINVAL);
 	cr_expect_eq(e2map_inode_record(m, 2, NULL), -EINVAL);
-	cr_expect_eq(e2map_scan_records(m, NULL, NULL), -EINVAL);
+	cr_expect_eq(e2map_scan_records(m, 0, NULL, NULL), -EINVAL);
 	e2map_close(m);
 }
