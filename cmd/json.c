@@ -187,10 +187,31 @@ static int gather(const char *text, size_t n, void *payload)
  * control byte or a byte past ASCII, a sub-document -- is written by
  * jansson itself, so the escaping rules stay jansson's and json.c's.
  */
+/* Room for N more bytes (and the newline _end adds); NULL on failure. */
+static char *jl_room(struct cmd_jline *l, size_t n)
+{
+	if (l->b.len + n + 1 > l->b.cap) {
+		size_t cap = 2 * (l->b.len + n + 1);
+		char *s = realloc(l->b.s, cap);
+
+		if (!s) {
+			l->failed = true;
+			return NULL;
+		}
+		l->b.s = s;
+		l->b.cap = cap;
+	}
+	return l->b.s + l->b.len;
+}
+
 static void jl_put(struct cmd_jline *l, const char *text, size_t n)
 {
-	if (gather(text, n, &l->b) < 0)
-		l->failed = true;
+	char *p = jl_room(l, n);
+
+	if (p) {
+		memcpy(p, text, n);
+		l->b.len += n;
+	}
 }
 
 static void jl_puts(struct cmd_jline *l, const char *text)
@@ -198,16 +219,25 @@ static void jl_puts(struct cmd_jline *l, const char *text)
 	jl_put(l, text, strlen(text));
 }
 
-/* The comma before a member or element, and "KEY": when KEY is set. */
+/* The comma before a member or element, and "KEY": when KEY is set: a
+ * line has some thirty of them, so they are written byte by byte. */
 static void jl_key(struct cmd_jline *l, const char *key)
 {
+	size_t klen = key ? strlen(key) : 0;
+	char *p = jl_room(l, klen + 4), *start = p;
+
+	if (!p)
+		return;
 	if (l->count[l->depth]++)
-		jl_put(l, ",", 1);
+		*p++ = ',';
 	if (key) {
-		jl_put(l, "\"", 1);
-		jl_puts(l, key);
-		jl_put(l, "\":", 2);
+		*p++ = '"';
+		memcpy(p, key, klen);
+		p += klen;
+		*p++ = '"';
+		*p++ = ':';
 	}
+	l->b.len += (size_t)(p - start);
 }
 
 void cmd_jl_begin(struct cmd_jline *l)
@@ -238,16 +268,22 @@ void cmd_jl_close(struct cmd_jline *l, char bracket)
 
 void cmd_jl_i64(struct cmd_jline *l, const char *key, int64_t v)
 {
-	char num[24], *p = num + sizeof(num);
-	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v, t = u;
+	size_t n = 1 + (v < 0);
+	char *p;
 
+	while (t /= 10)
+		n++;
+	jl_key(l, key);
+	if (!(p = jl_room(l, n)))
+		return;
+	l->b.len += n;
+	p += n;
 	do {
 		*--p = (char)('0' + u % 10);
 	} while (u /= 10);
 	if (v < 0)
 		*--p = '-';
-	jl_key(l, key);
-	jl_put(l, p, (size_t)(num + sizeof(num) - p));
 }
 
 void cmd_jl_u64(struct cmd_jline *l, const char *key, uint64_t v)
