@@ -103,6 +103,10 @@ struct e2map_file {
 	struct escache es;
 	struct blkset leaves;
 	unsigned char *buf;		/* one block, for tree reads */
+	/* read.c: what reads map lives apart from seek's and FIEMAP's */
+	struct escache rd_es;
+	struct blkset rd_leaves;
+	unsigned char *bounce;		/* one block of file data */
 };
 
 /* array.c: make room for NEED elements of ELEM bytes in *V; -ENOMEM */
