@@ -212,20 +212,30 @@ int e2map__crypt_dir_info(e2map_file_t *dir)
 				   "context", dir->ino) : 0;
 }
 
-/* fscrypt_require_key on a mount with no keys. */
-static int require_key(e2map_file_t *f)
+/* fscrypt_get_encryption_info on a mount with no keys: 0 or -errno. */
+static int get_info(e2map_file_t *f)
 {
 	unsigned char ctx[CTX_MAX];
 	int r;
 
-	if (!(f->inode->i_flags & EXT4_ENCRYPT_FL))
-		return 0;
 	if ((r = get_context(f, ctx)) < 0)
 		return e2map__fail(f->m, r, "inode %u: no encryption context",
 				   f->ino);
 	if (!context_ok(ctx, r) || !policy_supported(f, ctx))
 		return e2map__fail(f->m, -EINVAL, "inode %u: unsupported "
 				   "encryption policy", f->ino);
+	return 0;
+}
+
+/* fscrypt_require_key on a mount with no keys. */
+static int require_key(e2map_file_t *f)
+{
+	int err;
+
+	if (!(f->inode->i_flags & EXT4_ENCRYPT_FL))
+		return 0;
+	if ((err = get_info(f)) < 0)
+		return err;
 	return e2map__fail(f->m, -ENOKEY, "inode %u is encrypted (no key)",
 			   f->ino);
 }
@@ -301,6 +311,68 @@ static int base64url_decode(const char *s, unsigned len, unsigned char *out)
 		}
 	}
 	return (ac & ((1U << bits) - 1)) ? -1 : n;
+}
+
+/* fscrypt_base64url_encode, without padding; the length written. */
+static size_t base64url_encode(const unsigned char *in, size_t len, char *out)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	uint32_t ac = 0;
+	size_t i, n = 0;
+	int bits = 0;
+
+	for (i = 0; i < len; i++) {
+		ac = (ac << 8) | in[i];
+		bits += 8;
+		while (bits >= 6) {
+			bits -= 6;
+			out[n++] = tab[(ac >> bits) & 0x3f];
+		}
+	}
+	if (bits)
+		out[n++] = tab[(ac << (6 - bits)) & 0x3f];
+	return n;
+}
+
+static int bad_link(e2map_file_t *f)
+{
+	return e2map__fail(f->m, -EUCLEAN, "inode %u: bad encrypted symlink",
+			   f->ino);
+}
+
+/*
+ * fscrypt_get_symlink without the key: DATA (MAX bytes: i_block, or the
+ * link's block) holds struct fscrypt_symlink_data, whose ciphertext the
+ * kernel hands the path walk as its no-key name (fscrypt_fname_disk_to_usr
+ * with a zero hash): a name that resolves, as a rule, to nothing.
+ */
+int e2map__crypt_symlink_target(e2map_file_t *f, const unsigned char *data,
+				size_t max, char **target)
+{
+	unsigned char nokey[NOKEY_MAX];
+	size_t len, size;
+	int err;
+
+	*target = NULL;
+	if ((err = get_info(f)) < 0)
+		return err;
+	if (max < 3 || !(len = le16(data)) || len + 2 > max)
+		return bad_link(f);
+	if (len < 16)		/* FSCRYPT_FNAME_MIN_MSG_LEN */
+		return bad_link(f);
+	/* The long form names the tail by its sha256, which libext2fs does
+	 * not export: a 252-byte name that no directory of the image holds
+	 * (an encrypted one is searched by short no-key names only). */
+	if (len > NOKEY_SHA - NOKEY_BYTES)
+		return e2map__fail(f->m, -ENOENT, "inode %u: encrypted symlink "
+				   "target (no key): no such name", f->ino);
+	memset(nokey, 0, NOKEY_BYTES);
+	memcpy(nokey + NOKEY_BYTES, data + 2, len);
+	size = NOKEY_BYTES + len;
+	if (!(*target = calloc(1, NOKEY_MAX_ENCODED + 1)))
+		return -ENOMEM;
+	base64url_encode(nokey, size, *target);
+	return 0;
 }
 
 /*

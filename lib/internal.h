@@ -198,6 +198,10 @@ bool e2map__crypt_permitted(e2map_file_t *parent, e2map_file_t *child);
 int e2map__crypt_open(e2map_file_t *f, e2map_file_t *parent);
 int e2map__crypt_nokey_name(const char *name, unsigned len,
 			    unsigned char *disk);
+/* An encrypted symlink's target as the kernel follows it without the
+ * key (its no-key name), from DATA of MAX bytes; malloc'd. */
+int e2map__crypt_symlink_target(e2map_file_t *f, const unsigned char *data,
+				size_t max, char **target);
 
 /* inline.c: in-inode xattr area, system.data, FIEMAP_FLAG_XATTR region */
 int e2map__ibody_scan(e2map_file_t *f);
