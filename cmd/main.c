@@ -45,6 +45,8 @@ static const struct cmd_spec help_spec = {
 };
 
 static const struct e2map_cmd commands[] = {	/* sorted by name */
+	{ "cat", cmd_cat, "print files' bytes as cat prints them on the mount",
+	  &cat_spec },
 	{ "check", cmd_check, "run every inode through the whole mapping walk",
 	  &check_spec },
 	{ "du", cmd_du, "disk usage as GNU du prints it on the mount",
