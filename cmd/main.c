@@ -75,9 +75,9 @@ static void print_overview(FILE *out)
 	fprintf(out, "usage: e2map COMMAND [ARGS]\n"
 		"       e2map --version\n"
 		"       e2map help [COMMAND]\n\n"
-		"Answers lseek(SEEK_DATA/SEEK_HOLE) and FIEMAP for a file in an "
-		"unmounted\next2/3/4 image as the kernel would on a fresh "
-		"read-only mount.\n\nCommands:\n");
+		"Answers lseek(SEEK_DATA/SEEK_HOLE), FIEMAP and read(2) for a "
+		"file in an\nunmounted ext2/3/4 image as the kernel would on a "
+		"fresh read-only mount.\n\nCommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-9s %s\n", commands[i].name,
 			commands[i].oneline);

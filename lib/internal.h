@@ -131,7 +131,7 @@ int e2map__parse_options(const char *options, struct e2map_options *o);
  * an inode loaded and checked (inode.c, iget.c); the mapping walk
  * (map.c over escache.c, extent.c, blockmap.c, inline.c); directories
  * (dirent.c, dcache.c) and path lookup (lookup.c, crypt.c); the file
- * handle (file.c); and what answers through it (seek.c, fiemap.c,
+ * handle (file.c); and what answers through it (seek.c, fiemap.c, read.c,
  * check.c, scan.c, paths.c; checkall.c, check on several threads).
  */
 
