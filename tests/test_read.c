@@ -17,8 +17,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../cmd/cmd.h"
 #include "calls.h"
@@ -27,6 +29,7 @@
 #include "sha256.h"
 
 #define FOLIO_MAX (128U << 10)	/* the largest folio readahead made here */
+#define CAT_CALL (128U << 10)	/* GNU cat's read(2) size */
 #define ARGS_MAX 400		/* paths per `e2map cat` run */
 
 /* One "run SIZE START BYTES ERRNO SHA256" record. */
@@ -484,4 +487,302 @@ Test(read, corpus)
 	}
 	fclose(v);
 	cr_assert_gt(images, 0);
+}
+
+/* --- the calls themselves --------------------------------------------- */
+
+static e2map_t *open_testdata(const char *name, char **img)
+{
+	e2map_t *m;
+
+	cr_assert((*img = fixture_image(name)), "cannot unpack %s", name);
+	cr_assert_eq(e2map_open(*img, NULL, &m), 0, "%s", e2map_errmsg(NULL));
+	return m;
+}
+
+/* Measured on the kernel (os.pread on a fresh mount of corrupt-4k): the
+ * second of /leaf_magic's three leaves, blocks 680 to 1359, fails its
+ * magic; what lies before and after it reads. */
+Test(read, pread_around_a_bad_leaf)
+{
+	static const long long call[][3] = {
+		{ 2781184, 8192, 4096 },	/* short: up to the bad page */
+		{ 2785280, 4096, -EIO },
+		{ 2785380, 10, -EIO },
+		{ 4000000, 4096, -EIO },
+		{ 5730294, 100, 10 },		/* the third leaf, to EOF */
+		{ 8355840, 4096, 0 },		/* past EOF */
+		{ 0, 4096, 4096 },
+	};
+	static unsigned char buf[8192];
+	e2map_file_t *f;
+	char *img;
+	e2map_t *m = open_testdata("corrupt-4k", &img);
+	size_t i;
+
+	cr_assert_eq(e2map_file_open(m, "/leaf_magic", &f), 0);
+	for (i = 0; i < sizeof(call) / sizeof(call[0]); i++)
+		cr_expect_eq(e2map_pread(f, buf, (size_t)call[i][1],
+					 call[i][0]), call[i][2],
+			     "pread(%lld, %lld)", call[i][1], call[i][0]);
+	cr_expect_str_eq(e2map_errmsg(m), "");
+	cr_expect_eq(e2map_pread(f, buf, 1, 2785280), -EIO);
+	cr_expect(strstr(e2map_errmsg(m), "bad magic"), "%s", e2map_errmsg(m));
+	e2map_file_close(f);
+	e2map_close(m);
+	fixture_remove(img);
+}
+
+Test(read, what_read_refuses)
+{
+	unsigned char buf[16];
+	e2map_file_t *f;
+	char *img;
+	e2map_t *m = open_testdata("ext4-4k", &img);
+
+	cr_assert_eq(e2map_file_open(m, "/dir", &f), 0);
+	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), 0), -EISDIR);
+	cr_expect_eq(e2map_read(f, buf, sizeof(buf)), -EISDIR);
+	e2map_file_close(f);
+	cr_assert_eq(e2map_file_open(m, "/fifo", &f), 0);
+	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), 0), -ESPIPE);
+	cr_expect_eq(e2map_read(f, buf, sizeof(buf)), 0);
+	e2map_file_close(f);
+	cr_assert_eq(e2map_file_open(m, "/tiny", &f), 0);
+	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), -1), -EINVAL);
+	cr_expect_eq(e2map_pread(f, NULL, 1, 0), -EINVAL);
+	cr_expect_eq(e2map_pread(NULL, buf, 1, 0), -EINVAL);
+	cr_expect_eq(e2map_read(NULL, buf, 1), -EINVAL);
+	cr_expect_eq(e2map_pread(f, NULL, 0, 0), 0);
+	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), 13), 0);
+	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), INT64_MAX), 0);
+	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), 10), 3);
+	/* read(2) moves the position, as lseek sees it */
+	cr_expect_eq(e2map_read(f, buf, 5), 5);
+	cr_expect_eq(e2map_read(f, buf, sizeof(buf)), 8);
+	cr_expect_eq(e2map_read(f, buf, sizeof(buf)), 0);
+	cr_expect_eq(e2map_lseek(f, 0, E2MAP_SEEK_CUR), 13);
+	e2map_file_close(f);
+	e2map_close(m);
+	fixture_remove(img);
+}
+
+/* The kernel's bytes (its 4 KiB-call recording) whatever the call size. */
+static void sizes(const char *name, const char *path, const size_t *len,
+		  size_t n)
+{
+	char *img, hex[65];
+	e2map_t *m = open_testdata(name, &img);
+	unsigned char *buf = malloc((2U << 20) + 1);
+	struct recording r;
+	struct rec rec;
+	bool found = false;
+	size_t i;
+
+	cr_assert(buf);
+	open_recording(&r, fixture_testdata(), name);
+	while (!found && next_rec(&r, &rec))
+		found = !strcmp(rec.path, path);
+	cr_assert(found && rec.nruns && !strcmp(rec.runs[0].err, "0"),
+		  "%s %s: no clean read recorded", name, path);
+	for (i = 0; i < n; i++) {
+		struct sha256 h;
+		int64_t got, off = 0;
+		e2map_file_t *f;
+
+		cr_assert_eq(e2map_file_open(m, path, &f), 0);
+		sha256_init(&h);
+		while ((got = e2map_pread(f, buf, len[i], off)) > 0) {
+			sha256_update(&h, buf, (size_t)got);
+			off += got;
+		}
+		sha256_final(&h, hex);
+		cr_expect(got == 0 && off == rec.runs[0].bytes &&
+			  !strcmp(hex, rec.runs[0].sha), "%s %s in calls of "
+			  "%zu: %lld bytes", name, path, len[i],
+			  (long long)off);
+		e2map_file_close(f);
+	}
+	free(buf);
+	free(r.text);
+	e2map_close(m);
+	fixture_remove(img);
+}
+
+static const size_t odd[] = { 1000, 4097, 65539, (1U << 20) + 1, 2U << 20 };
+#define NODD (sizeof(odd) / sizeof(odd[0]))
+
+Test(read, extents_in_calls_of_any_size)
+{
+	sizes("ext4-4k", "/random", odd, NODD);
+	sizes("ext4-4k", "/alternating", odd, NODD);
+	sizes("ext4-1k", "/ext_500", odd, NODD);
+	sizes("ext4-deep", "/deep3", odd, NODD);
+}
+
+Test(read, block_maps_bigalloc_inline_in_calls_of_any_size)
+{
+	static const size_t small[] = { 1, 3, 61, 4097 };
+
+	sizes("ext2-1k", "/dense", odd, NODD);
+	sizes("ext3-1k", "/dind_dense", odd, NODD);
+	sizes("ext3-1k", "/every_other", odd, NODD);
+	sizes("ext4-bigalloc", "/sparse", odd, NODD);
+	sizes("ext4-bigalloc", "/punched_in_cluster", odd, NODD);
+	sizes("ext4-4k", "/small5000", small, 4);
+	sizes("ext4-inline", "/inl60", small, 4);
+	sizes("ext4-inline", "/inl129", small, 4);
+}
+
+/* The whole seek walk and FIEMAP listing of F, as text. */
+static void answers(e2map_file_t *f, struct calls_buf *b)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent e[32];
+	} req;
+	int64_t pos = 0, r;
+	int whence = E2MAP_SEEK_HOLE;
+	uint32_t i;
+
+	while ((r = e2map_lseek(f, pos, whence)) >= 0 && r >= pos) {
+		calls_buf_add(b, "%d %lld %lld\n", whence, (long long)pos,
+			      (long long)r);
+		if (r == pos && whence == E2MAP_SEEK_DATA)
+			break;
+		pos = r;
+		whence ^= E2MAP_SEEK_DATA ^ E2MAP_SEEK_HOLE;
+	}
+	calls_buf_add(b, "end %lld\n", (long long)r);
+	for (pos = 0;;) {
+		memset(&req, 0, sizeof(req));
+		req.fm.fm_start = (uint64_t)pos;
+		req.fm.fm_length = ~0ULL - (uint64_t)pos;
+		req.fm.fm_extent_count = 32;
+		cr_assert_eq(e2map_fiemap(f, &req.fm), 0);
+		for (i = 0; i < req.fm.fm_mapped_extents; i++)
+			calls_buf_add(b, "%llu %llu %llu %x\n",
+				      (unsigned long long)req.e[i].fe_logical,
+				      (unsigned long long)req.e[i].fe_physical,
+				      (unsigned long long)req.e[i].fe_length,
+				      req.e[i].fe_flags);
+		if (!i || req.e[i - 1].fe_flags & FIEMAP_EXTENT_LAST)
+			break;
+		pos = (int64_t)(req.e[i - 1].fe_logical + req.e[i - 1].fe_length);
+	}
+}
+
+/* e2map's documented choice: a read leaves seek and FIEMAP cold. */
+static void stays_cold(const char *name, const char *path)
+{
+	struct calls_buf cold = { 0 }, after = { 0 };
+	unsigned char *buf = malloc(CAT_CALL);
+	e2map_file_t *f;
+	char *img;
+	e2map_t *m = open_testdata(name, &img);
+
+	cr_assert(buf);
+	cr_assert_eq(e2map_file_open(m, path, &f), 0);
+	answers(f, &cold);
+	e2map_file_close(f);
+	cr_assert_eq(e2map_file_open(m, path, &f), 0);
+	while (e2map_read(f, buf, CAT_CALL) > 0)
+		;
+	cr_assert_eq(e2map_lseek(f, 0, E2MAP_SEEK_SET), 0);
+	answers(f, &after);
+	cr_expect_str_eq(after.s, cold.s, "%s %s", name, path);
+	e2map_file_close(f);
+	calls_buf_free(&cold);
+	calls_buf_free(&after);
+	free(buf);
+	e2map_close(m);
+	fixture_remove(img);
+}
+
+Test(read, a_read_leaves_seek_and_fiemap_cold)
+{
+	stays_cold("ext4-4k", "/prealloc_partial");
+	stays_cold("ext4-4k", "/alternating");
+	stays_cold("ext4-deep", "/deep3");
+	stays_cold("ext4-deep", "/deep_alternating");
+	stays_cold("ext3-1k", "/dind_dense");
+}
+
+/*
+ * A file of 256 MiB with every other 4 KiB block written (32,768 extents),
+ * made by mke2fs -d (no root): read whole in 1 MiB calls, the right bytes,
+ * holes costing no per-block work and the tree's blocks read once each.
+ */
+#define BIG_BLOCKS 65536U
+
+static unsigned char block_byte(uint32_t blk)
+{
+	return blk & 1 ? 0 : (unsigned char)(blk / 2 % 251 + 1);
+}
+
+static char *make_sparse(char *dir)
+{
+	char path[300], cmd[1024];
+	unsigned char blk[4096];
+	uint32_t i;
+	int fd;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/src", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/src/f", dir);
+	cr_assert((fd = open(path, O_WRONLY | O_CREAT, 0644)) >= 0);
+	for (i = 0; i < BIG_BLOCKS; i += 2) {
+		memset(blk, block_byte(i), sizeof(blk));
+		cr_assert_eq(pwrite(fd, blk, sizeof(blk), (off_t)i * 4096), 4096);
+	}
+	cr_assert_eq(ftruncate(fd, (off_t)BIG_BLOCKS * 4096), 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F -b 4096 -d %s/src "
+		 "%s/x.img 400M >/dev/null 2>&1 && rm -rf %s/src", dir, dir,
+		 dir);
+	if (system(cmd) != 0)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/x.img", dir);
+	return strdup(path);
+}
+
+static void check_sparse(const unsigned char *buf, uint64_t off, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i += 4096)
+		cr_assert_eq(buf[i], block_byte((uint32_t)((off + i) / 4096)));
+}
+
+Test(read, a_sparse_file_of_every_other_block, .timeout = 120)
+{
+	char dir[] = "/tmp/e2map-read-XXXXXX", *img, cmd[300];
+	unsigned char *buf = malloc(1U << 20);
+	uint64_t off = 0, meta;
+	e2map_file_t *f;
+	int64_t n;
+	e2map_t *m;
+
+	cr_assert(buf);
+	if (system("command -v mkfs.ext4 >/dev/null 2>&1") != 0 ||
+	    !(img = make_sparse(dir)))
+		cr_skip_test("mkfs.ext4 -d is not available");
+	cr_assert_eq(e2map_open(img, NULL, &m), 0);
+	cr_assert_eq(e2map_file_open(m, "/f", &f), 0);
+	meta = e2map_blocks_read(m);
+	while ((n = e2map_pread(f, buf, 1U << 20, (int64_t)off)) > 0) {
+		check_sparse(buf, off, (size_t)n);
+		off += (uint64_t)n;
+	}
+	cr_expect_eq(n, 0);
+	cr_expect_eq(off, (uint64_t)BIG_BLOCKS * 4096);
+	/* 32,768 extents: about 100 leaves and their index, read once. */
+	cr_expect_lt(e2map_blocks_read(m) - meta, 200);
+	e2map_file_close(f);
+	e2map_close(m);
+	free(img);
+	free(buf);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
 }
