@@ -156,9 +156,10 @@ E2MAP_API int e2map_fiemap(e2map_file_t *f, struct fiemap *fm);
  * larger than a page (up to 128 KiB here) when reads are 64 KiB or more:
  * reading in calls of 32 KiB or less, it stops at the same page as
  * e2map; `cat` (128 KiB calls) may stop up to a folio earlier.
- * Errors: -EISDIR for a directory (the kernel's generic_read_dir),
- * -ESPIPE for a FIFO (pread(2) on a pipe), -EINVAL for a negative OFF, a
- * NULL F or BUF, -EIO as above, -ENOMEM.  An encrypted file never gets
+ * Errors, in the kernel's order: -EINVAL for a negative OFF, or OFF + LEN
+ * past INT64_MAX (rw_verify_area), a NULL F or BUF; -ESPIPE for a FIFO
+ * (pread(2) on a pipe); -EISDIR for a directory (generic_read_dir); -EIO
+ * as above; -ENOMEM.  An encrypted file never gets
  * here: its open fails with -ENOKEY, as without the key.
  * The extent-status cache: on the kernel, reads map blocks and so fill
  * the inode's cache, and the pages they leave in the page cache turn

@@ -171,14 +171,20 @@ static int64_t read_blocks(struct rd *r)
 	return (int64_t)(r->end - r->off);
 }
 
-/* What read(2) refuses before any mapping: by type and by range. */
+/*
+ * What pread(2) refuses before any mapping, in the kernel's order
+ * (ksys_pread64, rw_verify_area, generic_read_dir), then the range cut
+ * to MAX_RW_COUNT and to EOF: the bytes to read, or 0, or -errno.
+ */
 static int64_t check_read(e2map_file_t *f, int64_t off, size_t *len)
 {
+	if (off < 0 || *len > INT64_MAX || (uint64_t)off + *len > INT64_MAX)
+		return -EINVAL;
+	if (e2map__unmapped(f))
+		return -ESPIPE;		/* a FIFO: pread(2) has no position */
 	if (LINUX_S_ISDIR(f->inode->i_mode))
 		return e2map__fail(f->m, -EISDIR, "inode %u is a directory",
 				   f->ino);
-	if (off < 0)
-		return -EINVAL;
 	if (*len > MAX_RW_COUNT)
 		*len = MAX_RW_COUNT;
 	if ((uint64_t)off >= f->size || !*len)
@@ -196,8 +202,6 @@ int64_t e2map_pread(e2map_file_t *f, void *buf, size_t len, int64_t off)
 	if (!f || (!buf && len))
 		return -EINVAL;
 	f->m->errmsg[0] = '\0';
-	if (e2map__unmapped(f))
-		return -ESPIPE;		/* a FIFO: pread(2) has no position */
 	if ((n = check_read(f, off, &len)) <= 0)
 		return n;
 	r = (struct rd){ f, buf, (uint64_t)off, (uint64_t)off + len };

@@ -543,9 +543,11 @@ Test(read, what_read_refuses)
 	cr_assert_eq(e2map_file_open(m, "/dir", &f), 0);
 	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), 0), -EISDIR);
 	cr_expect_eq(e2map_read(f, buf, sizeof(buf)), -EISDIR);
+	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), -1), -EINVAL);
 	e2map_file_close(f);
 	cr_assert_eq(e2map_file_open(m, "/fifo", &f), 0);
 	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), 0), -ESPIPE);
+	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), -1), -EINVAL);
 	cr_expect_eq(e2map_read(f, buf, sizeof(buf)), 0);
 	e2map_file_close(f);
 	cr_assert_eq(e2map_file_open(m, "/tiny", &f), 0);
@@ -555,7 +557,9 @@ Test(read, what_read_refuses)
 	cr_expect_eq(e2map_read(NULL, buf, 1), -EINVAL);
 	cr_expect_eq(e2map_pread(f, NULL, 0, 0), 0);
 	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), 13), 0);
-	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), INT64_MAX), 0);
+	/* rw_verify_area: OFF + LEN must not pass INT64_MAX (kernel-checked) */
+	cr_expect_eq(e2map_pread(f, buf, 16, INT64_MAX - 15), -EINVAL);
+	cr_expect_eq(e2map_pread(f, buf, 16, INT64_MAX - 16), 0);
 	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), 10), 3);
 	/* read(2) moves the position, as lseek sees it */
 	cr_expect_eq(e2map_read(f, buf, 5), 5);
