@@ -378,15 +378,18 @@ static void replay_cli(const char *img, const char *dir, const char *name)
 	struct batch *b = calloc(1, sizeof(*b));
 	struct recording r;
 	struct rec *recs = NULL;
-	size_t n = 0, i;
+	size_t n = 0, cap = 0, i;
 	e2map_t *m;
 
 	cr_assert(b);
 	cr_assert_eq(e2map_open(img, NULL, &m), 0, "%s", e2map_errmsg(NULL));
 	open_recording(&r, dir, name);
 	for (;;) {
-		recs = realloc(recs, (n + 1) * sizeof(*recs));
-		cr_assert(recs);
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			recs = realloc(recs, cap * sizeof(*recs));
+			cr_assert(recs);
+		}
 		if (!next_rec(&r, &recs[n]))
 			break;
 		n++;
