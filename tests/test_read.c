@@ -649,16 +649,11 @@ Test(read, block_maps_bigalloc_inline_in_calls_of_any_size)
 	sizes("ext4-inline", "/inl129", small, 4);
 }
 
-/* The whole seek walk and FIEMAP listing of F, as text. */
-static void answers(e2map_file_t *f, struct calls_buf *b)
+/* The seek walk of F, alternating SEEK_HOLE and SEEK_DATA, as text. */
+static void seek_answers(e2map_file_t *f, struct calls_buf *b)
 {
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent e[32];
-	} req;
-	int64_t pos = 0, r;
 	int whence = E2MAP_SEEK_HOLE;
-	uint32_t i;
+	int64_t pos = 0, r;
 
 	while ((r = e2map_lseek(f, pos, whence)) >= 0 && r >= pos) {
 		calls_buf_add(b, "%d %lld %lld\n", whence, (long long)pos,
@@ -669,22 +664,36 @@ static void answers(e2map_file_t *f, struct calls_buf *b)
 		whence ^= E2MAP_SEEK_DATA ^ E2MAP_SEEK_HOLE;
 	}
 	calls_buf_add(b, "end %lld\n", (long long)r);
-	for (pos = 0;;) {
-		memset(&req, 0, sizeof(req));
-		req.fm.fm_start = (uint64_t)pos;
-		req.fm.fm_length = ~0ULL - (uint64_t)pos;
-		req.fm.fm_extent_count = 32;
-		cr_assert_eq(e2map_fiemap(f, &req.fm), 0);
-		for (i = 0; i < req.fm.fm_mapped_extents; i++)
+}
+
+/* The whole seek walk and FIEMAP listing of F (batches of 32), as text. */
+static void answers(e2map_file_t *f, struct calls_buf *b)
+{
+	struct fiemap *fm = calloc(1, sizeof(*fm) +
+				   32 * sizeof(struct fiemap_extent));
+	struct fiemap_extent *e = fm ? fm->fm_extents : NULL;
+	uint64_t pos = 0;
+	uint32_t i;
+
+	cr_assert(fm);
+	seek_answers(f, b);
+	for (;;) {
+		memset(fm, 0, sizeof(*fm) + 32 * sizeof(*e));
+		fm->fm_start = pos;
+		fm->fm_length = ~0ULL - pos;
+		fm->fm_extent_count = 32;
+		cr_assert_eq(e2map_fiemap(f, fm), 0);
+		for (i = 0; i < fm->fm_mapped_extents; i++)
 			calls_buf_add(b, "%llu %llu %llu %x\n",
-				      (unsigned long long)req.e[i].fe_logical,
-				      (unsigned long long)req.e[i].fe_physical,
-				      (unsigned long long)req.e[i].fe_length,
-				      req.e[i].fe_flags);
-		if (!i || req.e[i - 1].fe_flags & FIEMAP_EXTENT_LAST)
+				      (unsigned long long)e[i].fe_logical,
+				      (unsigned long long)e[i].fe_physical,
+				      (unsigned long long)e[i].fe_length,
+				      e[i].fe_flags);
+		if (!i || e[i - 1].fe_flags & FIEMAP_EXTENT_LAST)
 			break;
-		pos = (int64_t)(req.e[i - 1].fe_logical + req.e[i - 1].fe_length);
+		pos = e[i - 1].fe_logical + e[i - 1].fe_length;
 	}
+	free(fm);
 }
 
 /* e2map's documented choice: a read leaves seek and FIEMAP cold. */
