@@ -125,14 +125,15 @@ struct cmd_common {
 const struct e2map_cmd *cmd_find(const char *name);
 
 /* The commands: argv[0] is the command name. */
+int cmd_cat(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_du(int argc, char **argv);
 int cmd_fiemap(int argc, char **argv);
 int cmd_filefrag(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_seek(int argc, char **argv);
-extern const struct cmd_spec check_spec, du_spec, fiemap_spec, filefrag_spec,
-	scan_spec, seek_spec;
+extern const struct cmd_spec cat_spec, check_spec, du_spec, fiemap_spec,
+	filefrag_spec, scan_spec, seek_spec;
 
 /*
  * parse.c: the one option parser (getopt_long over the command's table).
@@ -170,6 +171,15 @@ void cmd_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * e2map's own messages; one of four static buffers, reused in turn.
  */
 const char *cmd_esc(const char *s);
+/*
+ * coreutils' quoting of file names in messages (shell-escape style):
+ * bare when nothing needs quoting (unless ALWAYS), "..." around a name
+ * whose only trouble is a ', else '...' with '\'' for a ' and $'\ooo'
+ * for bytes that are not printable.  COLON: a ':' needs quoting too, as
+ * in quotef (the FILE: REASON messages of cat).
+ */
+void cmd_put_quoted(FILE *out, const char *s, size_t len, bool always,
+		    bool colon);
 /* strerror(-err): the tools' words (not e2map_strerror's). */
 const char *cmd_tool_strerror(int err);
 

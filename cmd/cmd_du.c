@@ -81,58 +81,6 @@ static void print_size(const struct du_run *run, uint64_t v)
 	fputs(buf, stdout);
 }
 
-static bool shell_safe(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || (c && strchr("%+,-./:=@_", c));
-}
-
-/* A byte the shell-escape style writes as $'\ooo' (C locale). */
-static bool shell_odd(unsigned char c)
-{
-	return c < 0x20 || c >= 0x7f;
-}
-
-/*
- * coreutils' quoting of file names in messages (shell-escape style):
- * bare when nothing needs quoting (unless ALWAYS), "..." around a name
- * whose only trouble is a ', else '...' with '\'' for a ' and $'\ooo'
- * for bytes that are not printable.
- */
-static void put_quoted(FILE *out, const char *s, size_t len, bool always)
-{
-	bool safe = true, odd = false, dq_bad = false;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		safe &= shell_safe(c);
-		odd |= shell_odd(c);
-		dq_bad |= c && strchr("\"$`\\!", c) != NULL;
-	}
-	if (safe && (!always || len)) {
-		fprintf(out, always ? "'%.*s'" : "%.*s", (int)len, s);
-		return;
-	}
-	if (!odd && !dq_bad && memchr(s, '\'', len)) {
-		fprintf(out, "\"%.*s\"", (int)len, s);
-		return;
-	}
-	fputc('\'', out);
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '\'')
-			fputs("'\\''", out);
-		else if (shell_odd(c))
-			fprintf(out, "'$'\\%03o''", c);
-		else
-			fputc(c, out);
-	}
-	fputc('\'', out);
-}
-
 /* du's words for what went wrong (du.c's process_file). */
 static void complain(const struct e2map_du_entry *e)
 {
@@ -142,8 +90,8 @@ static void complain(const struct e2map_du_entry *e)
 		fputs("cannot access ", stderr);
 	else if (e->what == E2MAP_DU_CANNOT_READ_DIR)
 		fputs("cannot read directory ", stderr);
-	put_quoted(stderr, e->path, e->len,
-		   e->what != E2MAP_DU_READ_ERROR);
+	cmd_put_quoted(stderr, e->path, e->len,
+		       e->what != E2MAP_DU_READ_ERROR, false);
 	fprintf(stderr, ": %s\n", cmd_tool_strerror(e->err));
 }
 

@@ -45,6 +45,8 @@ static const struct cmd_spec help_spec = {
 };
 
 static const struct e2map_cmd commands[] = {	/* sorted by name */
+	{ "cat", cmd_cat, "print files' bytes as cat prints them on the mount",
+	  &cat_spec },
 	{ "check", cmd_check, "run every inode through the whole mapping walk",
 	  &check_spec },
 	{ "du", cmd_du, "disk usage as GNU du prints it on the mount",
@@ -75,9 +77,9 @@ static void print_overview(FILE *out)
 	fprintf(out, "usage: e2map COMMAND [ARGS]\n"
 		"       e2map --version\n"
 		"       e2map help [COMMAND]\n\n"
-		"Answers lseek(SEEK_DATA/SEEK_HOLE) and FIEMAP for a file in an "
-		"unmounted\next2/3/4 image as the kernel would on a fresh "
-		"read-only mount.\n\nCommands:\n");
+		"Answers lseek(SEEK_DATA/SEEK_HOLE), FIEMAP and read(2) for a "
+		"file in an\nunmounted ext2/3/4 image as the kernel would on a "
+		"fresh read-only mount.\n\nCommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-9s %s\n", commands[i].name,
 			commands[i].oneline);

@@ -186,3 +186,92 @@ int cmd_tool_open(const char *cmd, const struct cmd_common *co,
 	/* xfs_io exits 1 when it cannot open its file; filefrag, the errno. */
 	return filefrag ? -err : CMD_EXIT_FAIL;
 }
+
+static bool shell_safe(unsigned char c, bool colon)
+{
+	if (c == ':' && colon)
+		return false;
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || (c && strchr("%+,-./:=@_", c));
+}
+
+/* A byte the shell-escape style writes as $'\ooo' (C locale). */
+static bool shell_odd(unsigned char c)
+{
+	return c < 0x20 || c >= 0x7f;
+}
+
+/* quotearg's escapes inside $'...': C letters where C has them. */
+static void put_escape(FILE *out, unsigned char c)
+{
+	static const char from[] = "\a\b\f\n\r\t\v", to[] = "abfnrtv";
+	const char *p = c ? strchr(from, c) : NULL;
+
+	if (p)
+		fprintf(out, "\\%c", to[p - from]);
+	else
+		fprintf(out, "\\%03o", c);
+}
+
+/*
+ * quotearg, shell-escape-always style: '...' with '\'' for a ', and runs
+ * of bytes that are not printable as $'...' between the quoted parts.  A
+ * ' met before any such byte, but not first, makes quotearg start over
+ * once it finds one, leaving a stray '' in front: kept, as printed.
+ */
+static void put_single(FILE *out, const char *s, size_t len)
+{
+	const char *q = memchr(s, '\'', len);
+	bool esc = false;
+	size_t i, odd = len;
+
+	for (i = 0; i < len && odd == len; i++)
+		if (shell_odd((unsigned char)s[i]))
+			odd = i;
+	if (q && q > s && (size_t)(q - s) < odd && odd < len)
+		fputs("''", out);
+	fputc('\'', out);
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\'') {
+			fputs("'\\''", out);
+			esc = false;
+		} else if (shell_odd(c)) {
+			if (!esc)
+				fputs("'$'", out);
+			esc = true;
+			put_escape(out, c);
+		} else {
+			if (esc)
+				fputs("''", out);
+			esc = false;
+			fputc(c, out);
+		}
+	}
+	fputc('\'', out);
+}
+
+void cmd_put_quoted(FILE *out, const char *s, size_t len, bool always,
+		    bool colon)
+{
+	bool safe = true, odd = false, dq_bad = false;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		safe &= shell_safe(c, colon);
+		odd |= shell_odd(c);
+		dq_bad |= c && strchr("\"$`\\!", c) != NULL;
+	}
+	if (safe && (!always || len)) {
+		fprintf(out, always ? "'%.*s'" : "%.*s", (int)len, s);
+		return;
+	}
+	if (!odd && !dq_bad && memchr(s, '\'', len)) {
+		fprintf(out, "\"%.*s\"", (int)len, s);
+		return;
+	}
+	put_single(out, s, len);
+}

@@ -212,20 +212,30 @@ int e2map__crypt_dir_info(e2map_file_t *dir)
 				   "context", dir->ino) : 0;
 }
 
-/* fscrypt_require_key on a mount with no keys. */
-static int require_key(e2map_file_t *f)
+/* fscrypt_get_encryption_info on a mount with no keys: 0 or -errno. */
+static int get_info(e2map_file_t *f)
 {
 	unsigned char ctx[CTX_MAX];
 	int r;
 
-	if (!(f->inode->i_flags & EXT4_ENCRYPT_FL))
-		return 0;
 	if ((r = get_context(f, ctx)) < 0)
 		return e2map__fail(f->m, r, "inode %u: no encryption context",
 				   f->ino);
 	if (!context_ok(ctx, r) || !policy_supported(f, ctx))
 		return e2map__fail(f->m, -EINVAL, "inode %u: unsupported "
 				   "encryption policy", f->ino);
+	return 0;
+}
+
+/* fscrypt_require_key on a mount with no keys. */
+static int require_key(e2map_file_t *f)
+{
+	int err;
+
+	if (!(f->inode->i_flags & EXT4_ENCRYPT_FL))
+		return 0;
+	if ((err = get_info(f)) < 0)
+		return err;
 	return e2map__fail(f->m, -ENOKEY, "inode %u is encrypted (no key)",
 			   f->ino);
 }
@@ -303,6 +313,27 @@ static int base64url_decode(const char *s, unsigned len, unsigned char *out)
 	return (ac & ((1U << bits) - 1)) ? -1 : n;
 }
 
+/* fscrypt_base64url_encode, without padding; the length written. */
+static size_t base64url_encode(const unsigned char *in, size_t len, char *out)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	uint32_t ac = 0;
+	size_t i, n = 0;
+	int bits = 0;
+
+	for (i = 0; i < len; i++) {
+		ac = (ac << 8) | in[i];
+		bits += 8;
+		while (bits >= 6) {
+			bits -= 6;
+			out[n++] = tab[(ac >> bits) & 0x3f];
+		}
+	}
+	if (bits)
+		out[n++] = tab[(ac << (6 - bits)) & 0x3f];
+	return n;
+}
+
 /*
  * fscrypt_setup_filename without the key: the ciphertext name a no-key
  * name stands for, into DISK (at least NOKEY_MAX bytes); its length, or
@@ -323,27 +354,6 @@ int e2map__crypt_nokey_name(const char *name, unsigned len,
 		return -ENOENT;
 	memcpy(disk, raw + NOKEY_BYTES, (size_t)n - NOKEY_BYTES);
 	return n - NOKEY_BYTES;
-}
-
-/* fscrypt_base64url_encode, without padding; OUT holds 4/3 of N + 3. */
-static size_t base64url_encode(const unsigned char *in, size_t n, char *out)
-{
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-	uint32_t ac = 0;
-	int bits = 0;
-	size_t i, o = 0;
-
-	for (i = 0; i < n; i++) {
-		ac = (ac << 8) | in[i];
-		bits += 8;
-		do {
-			bits -= 6;
-			out[o++] = tab[(ac >> bits) & 0x3f];
-		} while (bits >= 6);
-	}
-	if (bits)
-		out[o++] = tab[(ac << (6 - bits)) & 0x3f];
-	return o;
 }
 
 /*
@@ -369,7 +379,8 @@ int e2map__crypt_symlink(e2map_file_t *f, const unsigned char *caddr,
 		return e2map__fail(f->m, -EINVAL, "inode %u: bad encryption "
 				   "context", f->ino);
 	clen = max >= 3 ? le16(caddr) : 0;
-	if (!clen || clen + 2 > max)
+	/* fscrypt_fname_disk_to_usr: below FSCRYPT_FNAME_MIN_MSG_LEN too. */
+	if (clen < 16 || clen + 2 > max)
 		return e2map__fail(f->m, -EUCLEAN, "inode %u: bad encrypted "
 				   "symlink", f->ino);
 	n = clen <= NOKEY_SHA - NOKEY_BYTES ? NOKEY_BYTES + clen : NOKEY_MAX;
@@ -382,5 +393,24 @@ int e2map__crypt_symlink(e2map_file_t *f, const unsigned char *caddr,
 		return -ENOMEM;
 	base64url_encode(raw, n, *target);
 	(*target)[*len] = '\0';
+	return 0;
+}
+
+/*
+ * The target a path walk follows: the no-key name, which resolves, as a
+ * rule, to nothing; the long form (a SHA-256 e2map does not compute)
+ * names nothing an encrypted directory is searched by.
+ */
+int e2map__crypt_symlink_target(e2map_file_t *f, const unsigned char *data,
+				size_t max, char **target)
+{
+	size_t len;
+	int err;
+
+	if ((err = e2map__crypt_symlink(f, data, max, target, &len)) < 0)
+		return err;
+	if (!*target)
+		return e2map__fail(f->m, -ENOENT, "inode %u: encrypted symlink "
+				   "target (no key): no such name", f->ino);
 	return 0;
 }

@@ -140,6 +140,43 @@ E2MAP_API int64_t e2map_lseek(e2map_file_t *f, int64_t offset, int whence);
  */
 E2MAP_API int e2map_fiemap(e2map_file_t *f, struct fiemap *fm);
 
+/*
+ * pread(2) of LEN bytes at OFF on the mounted file, into BUF: the bytes
+ * read (0 at or past EOF; fewer than LEN near EOF or before damage), as
+ * the kernel returns them: written data, zeroes for holes and unwritten
+ * (preallocated) ranges, inline data.  LEN above 0x7ffff000 is cut to it,
+ * as the kernel cuts it.  A contiguous run of data blocks is one read
+ * from the image, straight into BUF.
+ * Damage: a block whose mapping fails (corrupt or unreadable extent leaf,
+ * bad indirect block, a block in the system zone) or whose data cannot be
+ * read from the image fails its whole 4 KiB page, as the kernel fails the
+ * page-cache folio: the call returns the bytes before that page (a short
+ * read), and a call starting in it returns -EIO (e2map_errmsg says what
+ * failed).  The kernel fails a whole folio, and readahead makes folios
+ * larger than a page (up to 128 KiB here) when reads are 64 KiB or more:
+ * reading in calls of 32 KiB or less, it stops at the same page as
+ * e2map; `cat` (128 KiB calls) may stop up to a folio earlier.
+ * Errors, in the kernel's order: -EINVAL for a negative OFF, or OFF + LEN
+ * past INT64_MAX (rw_verify_area), a NULL F or BUF; -ESPIPE for a FIFO
+ * (pread(2) on a pipe); -EISDIR for a directory (generic_read_dir); -EIO
+ * as above; -ENOMEM.  An encrypted file never gets
+ * here: its open fails with -ENOKEY, as without the key.
+ * The extent-status cache: on the kernel, reads map blocks and so fill
+ * the inode's cache, and the pages they leave in the page cache turn
+ * unwritten ranges into data for SEEK_DATA/SEEK_HOLE.  e2map does not
+ * model either: reads map through a cache of their own, and F's seek and
+ * FIEMAP answers stay those of a file never read (a fresh handle's
+ * answers after a read).
+ */
+E2MAP_API int64_t e2map_pread(e2map_file_t *f, void *buf, size_t len,
+			      int64_t off);
+/*
+ * read(2): e2map_pread at the handle's position (the one e2map_lseek
+ * moves), which moves on by the bytes read.  A FIFO reads as empty (0),
+ * as read(2) on a FIFO that has no writer.  Errors as e2map_pread's.
+ */
+E2MAP_API int64_t e2map_read(e2map_file_t *f, void *buf, size_t len);
+
 /* A time as statx(2) gives it: seconds since the epoch, nanoseconds. */
 struct e2map_timespec {
 	int64_t sec;

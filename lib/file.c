@@ -204,6 +204,9 @@ void e2map_file_close(e2map_file_t *f)
 		return;
 	e2map__es_free(&f->es);
 	e2map__blkset_free(&f->leaves);
+	e2map__es_free(&f->rd_es);
+	e2map__blkset_free(&f->rd_leaves);
+	free(f->bounce);
 	free(f->raw);
 	free(f->buf);
 	free(f);

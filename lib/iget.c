@@ -153,7 +153,7 @@ struct e2map_icache {
 };
 
 /* DST takes SRC's checked on-disk state, keeping its own buffers, with
- * an empty extent-status cache and no leaf read. */
+ * empty extent-status caches (seek's and read's) and no leaf read. */
 static void copy_state(e2map_file_t *dst, const e2map_file_t *src)
 {
 	unsigned char *raw = dst->raw, *buf = dst->buf;
@@ -165,6 +165,9 @@ static void copy_state(e2map_file_t *dst, const e2map_file_t *src)
 	dst->buf = buf;
 	dst->es = (struct escache){ 0 };
 	dst->leaves = (struct blkset){ 0 };
+	dst->rd_es = (struct escache){ 0 };
+	dst->rd_leaves = (struct blkset){ 0 };
+	dst->bounce = NULL;
 }
 
 /* A fresh in-memory inode like T; the cache's own copies need no block

@@ -103,6 +103,10 @@ struct e2map_file {
 	struct escache es;
 	struct blkset leaves;
 	unsigned char *buf;		/* one block, for tree reads */
+	/* read.c: what reads map lives apart from seek's and FIEMAP's */
+	struct escache rd_es;
+	struct blkset rd_leaves;
+	unsigned char *bounce;		/* one block of file data */
 };
 
 /* array.c: make room for NEED elements of ELEM bytes in *V; -ENOMEM */
@@ -127,7 +131,7 @@ int e2map__parse_options(const char *options, struct e2map_options *o);
  * an inode loaded and checked (inode.c, iget.c); the mapping walk
  * (map.c over escache.c, extent.c, blockmap.c, inline.c); directories
  * (dirent.c, dcache.c) and path lookup (lookup.c, crypt.c); the file
- * handle (file.c); and what answers through it (seek.c, fiemap.c,
+ * handle (file.c); and what answers through it (seek.c, fiemap.c, read.c,
  * check.c, scan.c, paths.c, du.c, record.c; parscan.c, a whole-image
  * pass on several threads).
  */
@@ -203,6 +207,10 @@ int e2map__crypt_nokey_name(const char *name, unsigned len,
  * *TARGET NULL (but *LEN set) where the kernel would hash it. */
 int e2map__crypt_symlink(e2map_file_t *f, const unsigned char *caddr,
 			 size_t max, char **target, size_t *len);
+/* An encrypted symlink's target as the kernel follows it without the
+ * key (its no-key name), from DATA of MAX bytes; malloc'd. */
+int e2map__crypt_symlink_target(e2map_file_t *f, const unsigned char *data,
+				size_t max, char **target);
 
 /* inline.c: in-inode xattr area, system.data, FIEMAP_FLAG_XATTR region */
 int e2map__ibody_scan(e2map_file_t *f);

@@ -198,6 +198,20 @@ static int link_block(e2map_file_t *f)
 	return e2map__read_block(f->m, r.pblk, f->buf);
 }
 
+/* ext4_encrypted_get_link: i_block of a fast link, else its block. */
+static int read_crypt_link(e2map_file_t *f, char **target)
+{
+	int err;
+
+	*target = NULL;
+	if (f->src == SRC_INLINE || e2map__fast_symlink(f))
+		return e2map__crypt_symlink_target(f, (const unsigned char *)
+						   f->inode->i_block, 60, target);
+	if ((err = link_block(f)) < 0)
+		return err;
+	return e2map__crypt_symlink_target(f, f->buf, f->m->bs, target);
+}
+
 /* The target of symlink F (at most a block less one byte), malloc'd. */
 static int read_link(e2map_file_t *f, char **target)
 {
@@ -208,8 +222,7 @@ static int read_link(e2map_file_t *f, char **target)
 
 	*target = NULL;
 	if (f->inode->i_flags & EXT4_ENCRYPT_FL)
-		return e2map__fail(f->m, -ENOKEY, "inode %u: encrypted symlink",
-				   f->ino);
+		return read_crypt_link(f, target);
 	if (!(t = calloc(1, len + 1)))
 		return -ENOMEM;
 	if (f->src == SRC_INLINE || e2map__fast_symlink(f)) {

@@ -284,3 +284,52 @@ Test(cli_parse, a_required_group_and_a_taken_h)
 	cr_assert(strstr(r.out, "\n  --help           this help\n"), "%s",
 		  r.out);
 }
+
+/* NAME quoted as coreutils quotes it in messages (QUOTEF: cat's quotef). */
+static void quoted(const char *name, bool always, bool quotef, char *out,
+		   size_t size)
+{
+	FILE *f = fmemopen(out, size, "w");
+
+	cr_assert(f);
+	cmd_put_quoted(f, name, strlen(name), always, quotef);
+	fclose(f);
+}
+
+/* What GNU cat 9.1 and du 9.1 printed for these names ("cat: %s: ..."). */
+Test(cli_parse, names_are_quoted_as_coreutils_quotes_them)
+{
+	static const char *const cat[][2] = {
+		{ "plain", "plain" },
+		{ "a b", "'a b'" },
+		{ "a:b", "'a:b'" },
+		{ "it's", "\"it's\"" },
+		{ "x\ny", "'x'$'\\n''y'" },
+		{ "it's$x", "'it'\\''s$x'" },
+		{ "a'b!", "'a'\\''b!'" },
+		{ "a\177", "'a'$'\\177'" },
+		{ "\a\b\f\r\v", "''$'\\a\\b\\f\\r\\v'" },
+		{ "'\001", "''\\'''$'\\001'" },
+		{ "a\"b", "'a\"b'" },
+		{ "a'\n", "'''a'\\'''$'\\n'" },
+		{ "'a\n", "''\\''a'$'\\n'" },
+		{ "ab'c\001", "'''ab'\\''c'$'\\001'" },
+		{ "\001'a", "''$'\\001'\\''a'" },
+		{ "\001a'", "''$'\\001''a'\\'''" },
+		{ "\033[1m", "''$'\\033''[1m'" },
+	};
+	char out[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cat) / sizeof(cat[0]); i++) {
+		quoted(cat[i][0], false, true, out, sizeof(out));
+		cr_expect_str_eq(out, cat[i][1], "name %zu", i);
+	}
+	/* du's "cannot access %s" always quotes; a colon alone does not. */
+	quoted("a:b", true, false, out, sizeof(out));
+	cr_expect_str_eq(out, "'a:b'");
+	quoted("x\ty\001\200", true, false, out, sizeof(out));
+	cr_expect_str_eq(out, "'x'$'\\t''y'$'\\001\\200'");
+	quoted("a:b", false, false, out, sizeof(out));
+	cr_expect_str_eq(out, "a:b");
+}

@@ -643,3 +643,51 @@ Test(cli, scan_usage_errors)
 	cr_assert_eq(r.status, 0);
 	cr_assert(strstr(r.out, "--format") && strstr(r.out, "mactime"));
 }
+
+Test(cli, cat_needs_a_path)
+{
+	struct run r;
+
+	run(&r, (const char *[]){ "cat", "x.img", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "usage: e2map cat "), "%s", r.err);
+	run(&r, (const char *[]){ "cat", "--help", NULL });
+	cr_assert_eq(r.status, 0);
+	cr_assert(strstr(r.out, "usage: e2map cat "));
+	run(&r, (const char *[]){ "cat", "-z", "x.img", "/f", NULL });
+	cr_assert_eq(r.status, 2);
+}
+
+Test(cli, cat_of_a_missing_image_is_one_line)
+{
+	struct run r;
+
+	run(&r, (const char *[]){ "cat", "/nonexistent/x.img", "/f", NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert_str_eq(r.out, "");
+	cr_assert(!strncmp(r.err, "e2map: cat: /nonexistent/x.img: ", 32) &&
+		  !strchr(r.err, '\n')[1], "%s", r.err);
+}
+
+/* cat's words, as GNU cat prints them, and the other files still printed. */
+Test(cli, cat_goes_on_after_a_failure, .init = make_image,
+     .fini = remove_image)
+{
+	struct run r;
+
+	need_image();
+	run(&r, (const char *[]){ "cat", image, "/f", "/nope", "/", "/link",
+				  "/a b:c", NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert_str_eq(r.out, "hello\nhello\n");
+	cr_assert_str_eq(r.err, "cat: /nope: No such file or directory\n"
+			 "cat: /: Is a directory\n"
+			 "cat: '/a b:c': No such file or directory\n");
+	run(&r, (const char *[]){ "cat", "--no-follow", image, "/link", NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert_str_eq(r.err, "cat: /link: Too many levels of symbolic "
+			 "links\n");
+	run(&r, (const char *[]){ "cat", "--why", image, "/nope", NULL });
+	cr_assert(strstr(r.err, "cat: /nope: No such file or directory\n"
+			 "e2map: cat: "), "%s", r.err);
+}
