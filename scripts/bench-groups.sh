@@ -71,6 +71,37 @@ for b in "${BIGS[@]}"; do
 		kumount "$MNT"
 		row "$b: \`filefrag -v\` over all $n paths" "$b-e2map-filefrag-w" "\`filefrag -v\` on an already-mounted fs" "$b-kernel-warm"
 	fi
+	if wanted scan; then
+		kfind="mount -o loop,ro,noload $img $MNT && (cd $MNT && find . -printf '%i %y %m %U %G %n %s %b %A@ %T@ %C@ %p\\n' >/dev/null && $XA $WORK/$b.mfiles filefrag -v >/dev/null && du -s .); umount $MNT"
+		cmd "$b-e2map-scan" "$RUNS" 1 - "$E2MAP scan -q --format jsonl $img"
+		cmd "$b-e2map-scan-check" "$RUNS" 1 - "$E2MAP check $img"
+		cmd "$b-scan-e2fsck" "$RUNS" 1 - "e2fsck -fn $img"
+		cmd "$b-scan-debugfs" "$RUNS" 1 - "debugfs -f $WORK/$b.dump_extents $img"
+		cmd "$b-scan-kernel" "$RUNS" 1 - "$kfind"
+		if [ $HAVE_TSK = 1 ] && [ "$b" = big4k ]; then
+			cmd "$b-scan-fls" "$SLOW_RUNS" 0 - "fls -r -m / $img"
+			cmd "$b-scan-tsk" "$SLOW_RUNS" 0 "rm -f $WORK/tsk.db" "tsk_loaddb -d $WORK/tsk.db $img"
+		fi
+		group "scan-$b"
+		t="$b: \`scan --format jsonl\`, all $ni inodes"
+		row "$t" "$b-e2map-scan" "\`e2map check\` (target: scan within 1.2x)" "$b-e2map-scan-check"
+		row "$t" "$b-e2map-scan" "\`e2fsck -fn\`" "$b-scan-e2fsck"
+		row "$t" "$b-e2map-scan" "one \`debugfs -f\` session, \`dump_extents <INO>\` per inode" "$b-scan-debugfs"
+		row "$t" "$b-e2map-scan" "mount + \`find -printf\` + \`filefrag -v\` over every file + \`du -s\` + umount" "$b-scan-kernel"
+		if [ $HAVE_TSK = 1 ] && [ "$b" = big4k ]; then
+			row "$t" "$b-e2map-scan" "\`fls -r -m /\` (The Sleuth Kit)" "$b-scan-fls"
+			row "$t" "$b-e2map-scan" "\`tsk_loaddb\` (new SQLite database)" "$b-scan-tsk"
+		fi
+	fi
+	if wanted cold; then
+		drop="sync; echo 3 >/proc/sys/vm/drop_caches"
+		cmd "$b-e2map-scan-cold" "$RUNS" 0 "$drop" "$E2MAP scan -q --format jsonl $img"
+		cmd "$b-e2map-check-cold" "$RUNS" 0 "$drop" "$E2MAP check $img"
+		cmd "$b-e2fsck-cold" "$RUNS" 0 "$drop" "e2fsck -fn $img"
+		group "cold-$b"
+		row "$b, cold page cache: \`scan --format jsonl\`" "$b-e2map-scan-cold" "\`e2fsck -fn\`, cold" "$b-e2fsck-cold"
+		row "$b, cold page cache: \`check\`" "$b-e2map-check-cold" "\`e2fsck -fn\`, cold" "$b-e2fsck-cold"
+	fi
 	if wanted du; then
 		cmd "$b-e2map-du" "$RUNS" 1 - "$E2MAP du -s $img /"
 		cmd "$b-du-fresh" "$RUNS" 1 - "mount -o loop,ro,noload $img $MNT && du -s $MNT; umount $MNT"

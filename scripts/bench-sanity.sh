@@ -69,6 +69,7 @@ for b in "${BIGS[@]}"; do
 	img=$CACHE/$b.img
 	sed "s#^#$MNT#" "$CACHE/$b.files" >"$WORK/$b.mfiles"
 	sed "s#^#ex <#; s#\$#>#" "$CACHE/$b.inos" >"$WORK/$b.debugfs"
+	sed "s#^#dump_extents <#; s#\$#>#" "$CACHE/$b.inos" >"$WORK/$b.dump_extents"
 	kmount "$img" "$MNT"
 	# filefrag -v names the filesystem type once per process: the batches
 	# differ (the mount point lengthens the kernel's arguments)

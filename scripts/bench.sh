@@ -58,6 +58,13 @@
 #              takes ~40 s)
 #   warm       the same e2map filefrag -v against filefrag -v on a mount
 #              kept for the whole group (dentry, inode, extent caches hot)
+#   scan       e2map scan -q --format jsonl IMG against e2map check, e2fsck
+#              -fn, one debugfs -f session with dump_extents <INO> for every
+#              inode in use, the kernel path (mount + find -printf of every
+#              stat field + filefrag -v over every file + du -s + umount),
+#              and on big4k The Sleuth Kit's fls -r -m / and tsk_loaddb
+#   cold       scan, check and e2fsck -fn with the page cache dropped
+#              before each run (sync; echo 3 > drop_caches)
 #   du         e2map du -s IMG / against du -s on a fresh mount (mount +
 #              du + umount) and, in a second group, on a kept mount
 #   query      one SEEK_DATA (seek -d 600m) and one ranged FIEMAP (fiemap -v
@@ -75,7 +82,8 @@
 #   BENCH_SIZE     default | large (adds the 1,000,000-inode image)
 #   BENCH_RUNS     timed runs per command         (3; queries 4x that)
 #   BENCH_SLOW_RUNS  timed runs of tsk_loaddb     (2)
-#   BENCH_ONLY     groups to time, of: check warm du query qwarm (all)
+#   BENCH_ONLY     groups to time, of: check warm scan cold du query qwarm
+#                  (all)
 #   BENCH_REBUILD=1  rebuild the images even when cached
 #   BENCH_KEEP_TREE=1  keep the generated tree in the cache after building
 #   BENCH_JSON     also write every measurement and row as JSON to this file
@@ -106,7 +114,7 @@ case $SIZE in default|large) ;; *) die "BENCH_SIZE is default or large, not $SIZ
 RUNS=${BENCH_RUNS:-3}
 SLOW_RUNS=${BENCH_SLOW_RUNS:-2}
 QRUNS=$((RUNS * 4))
-ONLY=" ${BENCH_ONLY:-check warm du query qwarm} "
+ONLY=" ${BENCH_ONLY:-check warm scan cold du query qwarm} "
 TIMER=$here/bench-time.py
 export BENCH_RUN
 WORK=$(mktemp -d /tmp/bench-work.XXXXXX) || die "mktemp failed"
