@@ -118,6 +118,7 @@ void e2map__set_open_error(const char *fmt, ...)
 /* options.c: e2map_open's OPTIONS */
 struct e2map_options {
 	uint64_t offset;		/* offset=BYTES */
+	unsigned partition;		/* partition=N; 0: none given */
 	bool warm;			/* cache=warm */
 };
 int e2map__parse_options(const char *options, struct e2map_options *o);
