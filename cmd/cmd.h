@@ -134,9 +134,11 @@ int cmd_check(int argc, char **argv);
 int cmd_du(int argc, char **argv);
 int cmd_fiemap(int argc, char **argv);
 int cmd_filefrag(int argc, char **argv);
+int cmd_partitions(int argc, char **argv);
 int cmd_seek(int argc, char **argv);
 extern const struct cmd_spec check_spec, du_spec, fiemap_spec, filefrag_spec,
 	seek_spec;
+extern const struct cmd_spec partitions_spec;
 
 /*
  * parse.c: the one option parser (getopt_long over the command's table).

@@ -55,6 +55,9 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	  &filefrag_spec },
 	{ "help", run_help, "list the commands, or explain one",
 	  &help_spec },
+	{ "partitions", cmd_partitions,
+	  "list a disk image's partitions (MBR, GPT; E01, VMDK...)",
+	  &partitions_spec },
 	{ "seek", cmd_seek,
 	  "locate the next data and/or hole as xfs_io -c seek", &seek_spec },
 };

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,17 +104,39 @@ static int ewf_fail(const char *what, libewf_error_t **err)
 			   s);
 }
 
+static ssize_t ewf_pread(struct e2map_media *md, void *buf, size_t len,
+			 uint64_t off);
+
+/*
+ * libewf opens a set whose later segments are missing (the first holds
+ * the media size) and fails only when a read gets there: the last sector
+ * is read now, so that an incomplete set fails at open, named.
+ */
+static int ewf_complete(struct e2map_media *md, const char *last)
+{
+	unsigned char b[512];
+	size_t n = md->size < sizeof(b) ? (size_t)md->size : sizeof(b);
+
+	if (!n || ewf_pread(md, b, n, md->size - n) == (ssize_t)n)
+		return 0;
+	return e2map__fail(NULL, -EIO, "EWF: the segment set ends early: "
+			   "%s is the last segment found, the media (%" PRIu64
+			   " bytes) goes on past it (a segment missing or "
+			   "truncated)", last, md->size);
+}
+
 static int ewf_open(struct e2map_media *md, const char *path)
 {
 	libewf_error_t *err = NULL;
 	libewf_handle_t *h = NULL;
-	char **names = NULL;
+	char **names = NULL, names_last[256];
 	int n = 0, r;
 	size64_t size;
 
 	if (libewf_glob(path, strlen(path), LIBEWF_FORMAT_UNKNOWN, &names, &n,
 			&err) != 1)
 		return ewf_fail("cannot find the segment files", &err);
+	snprintf(names_last, sizeof(names_last), "%s", n ? names[n - 1] : "");
 	r = libewf_handle_initialize(&h, &err) == 1 &&
 	    libewf_handle_open(h, names, n, LIBEWF_OPEN_READ, &err) == 1;
 	libewf_glob_free(names, n, NULL);
@@ -124,7 +147,7 @@ static int ewf_open(struct e2map_media *md, const char *path)
 	if (libewf_handle_get_media_size(h, &size, &err) != 1)
 		return ewf_fail("no media size", &err);
 	md->size = size;
-	return 0;
+	return ewf_complete(md, names_last);
 }
 
 /*

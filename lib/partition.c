@@ -55,9 +55,12 @@ static int view_copy(struct e2map_media *md, int fd, uint64_t off,
 	for (; len; off += n, len -= n) {
 		n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
 		if ((err = e2map__media_pread(md, buf, n, off)) < 0)
-			return e2map__fail(NULL, err, "%s: cannot read %zu "
-					   "bytes at %" PRIu64,
-					   e2map__media_format(md), n, off);
+			return e2map__fail(NULL, -EIO, "%s: cannot read %zu "
+					   "bytes at %" PRIu64 "%s",
+					   e2map__media_format(md), n, off,
+					   err == -EBADMSG ? ": a chunk's "
+					   "checksum does not match (the "
+					   "evidence is damaged)" : "");
 		if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n)
 			return -errno;
 	}
