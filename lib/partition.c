@@ -116,6 +116,19 @@ static int add_partition(struct e2map_disk *d, blkid_partition bp)
 	return 0;
 }
 
+/*
+ * No table, yet libblkid's probe names one: "PMBR", a protective MBR
+ * whose GPT is not valid.  The kernel then reads no partitions.
+ */
+static bool protective_only(blkid_probe pr)
+{
+	const char *v;
+
+	return blkid_do_safeprobe(pr) == 0 &&
+	       !blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL) &&
+	       !strcmp(v, "PMBR");
+}
+
 /* The table libblkid finds on FD (SIZE bytes) into D, replacing D's list. */
 static int probe_table(int fd, uint64_t size, struct e2map_disk *d)
 {
@@ -145,6 +158,8 @@ static int probe_table(int fd, uint64_t size, struct e2map_disk *d)
 		for (i = 0; i < n && !err; i++)
 			err = add_partition(d, blkid_partlist_get_partition(ls,
 									 i));
+	} else if (protective_only(pr)) {
+		copy_str(d->table, sizeof(d->table), "PMBR");
 	}
 	blkid_free_probe(pr);
 	return err;
@@ -347,7 +362,8 @@ static int read_disk(const char *image, struct e2map_media *md,
 	}
 	if (!err && !strcmp(d->table, "PMBR"))
 		err = e2map__fail(NULL, -EUCLEAN, "a protective MBR without a "
-				  "valid GPT (both GPT headers corrupt?)");
+				  "valid GPT (both GPT headers corrupt?): the "
+				  "kernel reads no partitions from this disk");
 	if (!err && !strcmp(d->table, "gpt"))
 		err = check_gpt(fd, image);
 	if (!err && !(err = check_bounds(d)) && !(err = check_overlaps(d)))
