@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <et/com_err.h>
 #include <ext2fs/ext2_io.h>
 
 struct e2map_media;
