@@ -58,20 +58,7 @@ mkfs_at() {
 
 # NAME.sfdisk and NAME.blkid: what the table tools see on DISK.
 record() {
-	local disk=$1 name=${1%.img} line p start size
-
-	sfdisk -d "$disk" > "$name.sfdisk"
-	: > "$name.blkid"
-	while read -r line; do
-		p=${line%% :*}
-		p=${p##*[!0-9]}
-		start=$(sed -n 's/.*start= *\([0-9]*\).*/\1/p' <<<"$line")
-		size=$(sed -n 's/.*size= *\([0-9]*\).*/\1/p' <<<"$line")
-		printf 'PARTITION=%s\n' "$p" >> "$name.blkid"
-		blkid -p -o export -O $((start * 512)) -S $((size * 512)) \
-			"$disk" 2>/dev/null | grep -E '^(TYPE|LABEL|UUID)=' \
-			>> "$name.blkid" || true
-	done < <(grep ' : start=' "$name.sfdisk")
+	"$here/record-disk.sh" "$1"
 }
 
 make_mbr() {
