@@ -75,7 +75,7 @@ PROBE := $(BUILD)/tests/probe
 RUNNER := $(BUILD)/tests/runner
 PC := $(BUILD)/e2map.pc
 
-.PHONY: all run test check check-install check-kernel install uninstall clean deps fuzz-smoke fuzz-seeds tsan-smoke bench FORCE
+.PHONY: all run test check check-install check-kernel install uninstall clean deps fuzz-smoke fuzz-seeds fuzz-disk-smoke tsan-smoke bench FORCE
 all: $(LIBA) $(LIBSO) $(E2MAP) $(PC)
 
 # Objects depend on the flags that built them: another CC, CFLAGS or
@@ -219,6 +219,21 @@ fuzz-smoke: $(FUZZ) fuzz-seeds
 	@mkdir -p testdata/fuzz
 	$(FUZZ) -max_total_time=$${FUZZ_SECONDS:-60} -timeout=10 -rss_limit_mb=2048 \
 		-max_len=4194304 $(FUZZ_SEEDS) testdata/fuzz
+
+# libFuzzer target over the layers under the image (disks, containers).
+FUZZ_DISK := $(BUILD)/tests/fuzz/fuzz_disk
+FUZZ_DISK_SEEDS := $(BUILD)/tests/fuzz/disk-seeds
+$(FUZZ_DISK): tests/fuzz/fuzz_disk.c $(LIB_SRCS) lib/internal.h lib/io.h lib/e2map.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) $(EXT2_CFLAGS) -Ilib -o $@ tests/fuzz/fuzz_disk.c \
+		$(LIB_SRCS) $(LIB_LIBS)
+
+fuzz-disk-smoke: $(FUZZ_DISK)
+	scripts/fuzz-disk-seeds.sh $(FUZZ_DISK_SEEDS)
+	@mkdir -p testdata/fuzz-disk
+	$(FUZZ_DISK) -max_total_time=$${FUZZ_SECONDS:-60} -timeout=10 \
+		-rss_limit_mb=2048 -max_len=2097152 $(FUZZ_DISK_SEEDS) \
+		testdata/fuzz-disk
 
 # e2map_check_all's threads under ThreadSanitizer (Criterion's runner
 # cannot start under it, so the CLI runs check -j4 over the images).

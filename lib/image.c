@@ -159,11 +159,11 @@ static int check_window(e2map_t *m, const struct e2map_window *w)
 	if (w->size / m->bs >= blocks)
 		return 0;
 	if (w->partition)
-		return e2map__fail(NULL, -EUCLEAN, "partition %u holds %" PRIu64
-				   " blocks, its filesystem claims %" PRIu64
-				   ": the kernel refuses to mount it (bad "
-				   "geometry)", w->partition, w->size / m->bs,
-				   blocks);
+		return e2map__fail(NULL, -EUCLEAN, "partition %u: bad geometry: "
+				   "block count %" PRIu64 " exceeds size of "
+				   "device (%" PRIu64 " blocks): the kernel "
+				   "refuses to mount it", w->partition, blocks,
+				   w->size / m->bs);
 	return e2map__fail(NULL, -EUCLEAN, "truncated image: the filesystem "
 			   "needs %" PRIu64 " bytes, the %s image holds %" PRIu64,
 			   blocks * (uint64_t)m->bs, w->format, w->size);

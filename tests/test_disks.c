@@ -551,9 +551,9 @@ Test(samples, a_filesystem_larger_than_its_partition_is_refused,
      .fini = sample_done, .timeout = 120)
 {
 	const char *img = sample("multiple");
-	const char *want = "partition 2 holds 40960 blocks, its filesystem "
-			   "claims 142336: the kernel refuses to mount it (bad "
-			   "geometry)";
+	const char *want = "partition 2: bad geometry: block count 142336 "
+			   "exceeds size of device (40960 blocks): the kernel "
+			   "refuses to mount it";
 
 	fails("check", img, "2", want);
 	fails("check", img, NULL, want);
