@@ -124,7 +124,10 @@ struct e2map_options {
 int e2map__parse_options(const char *options, struct e2map_options *o);
 
 /*
- * The layers, bottom-up: the image and its block cache; the system zone;
+ * The layers, bottom-up: under the image, invisible above it, the media
+ * (a raw file or a container), its partition table and e2map's io
+ * manager (io.h: io_media.c, partition.c, io_manager.c, io_select.c);
+ * the image and its block cache; the system zone;
  * an inode loaded and checked (inode.c, iget.c); the mapping walk
  * (map.c over escache.c, extent.c, blockmap.c, inline.c); directories
  * (dirent.c, dcache.c) and path lookup (lookup.c, crypt.c); the file

@@ -11,7 +11,8 @@
 #   NAME.sfdisk, NAME.blkid  sfdisk -d and blkid -p of each partition:
 #              what `e2map partitions` must list
 #   gpt.E01, mbr.E01 (compressed), one.E01... (1 MiB segments), gpt.vmdk,
-#   gpt.vhdx, gpt.vhd, gpt.qcow2, mbr.qcow2: the same disks in containers
+#   gpt.vhdx, gpt.vhd, gpt.qcow2, mbr.qcow2: the same disks in containers;
+#   bare.vmdk: mbr-p5.img, a filesystem without a table, in a VMDK
 #   bad-*: a table past the end, overlapping partitions, a GPT whose
 #   primary header or both headers fail their checksum, an E01 set with a
 #   segment missing, one truncated, one with a damaged chunk; e01-renamed
@@ -118,6 +119,8 @@ make_containers() {
 		qemu-img convert -f raw -O vpc gpt.img gpt.vhd
 		qemu-img convert -f raw -O qcow2 gpt.img gpt.qcow2
 		qemu-img convert -f raw -O qcow2 mbr.img mbr.qcow2
+		# A bare filesystem in a container: no table, the whole media.
+		qemu-img convert -f raw -O vmdk mbr-p5.img bare.vmdk
 	fi
 }
 

@@ -157,6 +157,25 @@ Test(disks, qcow2_answers_as_bare)
 	all_answers("mbr.qcow2", "5", "mbr-p5.img");
 }
 
+/* A container holding a bare filesystem: the whole media is the device. */
+Test(disks, a_bare_filesystem_in_a_container_is_the_whole_media)
+{
+	const char *img = disk("bare.vmdk"), *bare = disk("mbr-p5.img");
+	struct cli_out x, y;
+
+	run((const char *[]){ "filefrag", "-v", img, "/sparse", "/dir/numbers",
+			      NULL }, &x);
+	run((const char *[]){ "filefrag", "-v", bare, "/sparse", "/dir/numbers",
+			      NULL }, &y);
+	cr_assert_eq(x.status, 0, "%s", x.err);
+	cr_assert_str_eq(x.out, y.out);
+	cli_out_free(&x);
+	cli_out_free(&y);
+	run((const char *[]){ "check", "--offset", "0", img, NULL }, &x);
+	cr_assert_eq(x.status, 0, "%s", x.err);
+	cli_out_free(&x);
+}
+
 /* With no --partition, the only ext partition is the one read. */
 Test(disks, the_only_ext_partition_is_chosen)
 {
