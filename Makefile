@@ -38,14 +38,16 @@ EXT2_LIBS := $(shell pkg-config --libs ext2fs com_err 2>/dev/null || echo -lext2
 EXT2_STATIC_LIBS := $(shell pkg-config --static --libs ext2fs com_err 2>/dev/null || \
 	echo -lext2fs -lcom_err) -pthread
 # Whole disks and containers (lib/io_*.c, lib/partition.c): util-linux's
-# libblkid and libfdisk, and the libyal readers of E01, VMDK, VHD, QCOW.
-IO_PKGS := blkid fdisk libewf libvmdk libvhdi libqcow
+# libblkid (util-linux; not libfdisk, which Debian ships without a static
+# library), and the libyal readers of E01, VMDK, VHD, QCOW.
+IO_PKGS := blkid libewf libvmdk libvhdi libqcow
 IO_CFLAGS := $(shell pkg-config --cflags $(IO_PKGS) 2>/dev/null)
 IO_LIBS := $(shell pkg-config --libs $(IO_PKGS) 2>/dev/null || \
-	echo -lblkid -lfdisk -lewf -lvmdk -lvhdi -lqcow)
+	echo -lblkid -lewf -lvmdk -lvhdi -lqcow)
 EXT2_CFLAGS += $(IO_CFLAGS)
 EXT2_LIBS += $(IO_LIBS)
-EXT2_STATIC_LIBS += $(IO_LIBS)
+EXT2_STATIC_LIBS += $(shell pkg-config --static --libs $(IO_PKGS) 2>/dev/null || \
+	echo $(IO_LIBS))
 # e2map_check_all's workers are POSIX threads.
 LIB_LIBS := $(EXT2_LIBS) -pthread
 # jansson writes the CLI's --json (and the tests parse it); never the library.

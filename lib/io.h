@@ -40,8 +40,7 @@ extern io_manager e2map__io_manager;
 
 /* partition.c: e2map_disk_read on open media. */
 struct e2map_disk;
-int e2map__disk_read_media(const char *image, struct e2map_media *md,
-			   struct e2map_disk **out);
+int e2map__disk_read_media(struct e2map_media *md, struct e2map_disk **out);
 /*
  * The partition e2map_open reads: NUMBER (> 0), or the only ext2/3/4 one
  * (0).  Its number, and *START and *SIZE in bytes; or -errno, the reason

@@ -24,13 +24,13 @@ static bool ext_magic(struct e2map_media *md, uint64_t off)
 }
 
 /* The window of partition O->partition (or the only ext one) of MD. */
-static int choose(const char *image, struct e2map_media *md,
-		  const struct e2map_options *o, struct e2map_window *w)
+static int choose(struct e2map_media *md, const struct e2map_options *o,
+		  struct e2map_window *w)
 {
 	struct e2map_disk *d;
 	int n;
 
-	if ((n = e2map__disk_read_media(image, md, &d)) < 0)
+	if ((n = e2map__disk_read_media(md, &d)) < 0)
 		return n;
 	if (!d->count && !o->partition) {
 		/* No table: the whole media, for ext2fs_open2 to judge. */
@@ -46,8 +46,8 @@ static int choose(const char *image, struct e2map_media *md,
 	return 0;
 }
 
-static int resolve(const char *image, struct e2map_media *md,
-		   const struct e2map_options *o, struct e2map_window *w)
+static int resolve(struct e2map_media *md, const struct e2map_options *o,
+		   struct e2map_window *w)
 {
 	bool raw = e2map__media_fd(md) >= 0;
 	int err;
@@ -64,7 +64,7 @@ static int resolve(const char *image, struct e2map_media *md,
 		return 0;
 	}
 	w->own = true;
-	if ((err = choose(image, md, o, w)) < 0)
+	if ((err = choose(md, o, w)) < 0)
 		return err;
 	/* A raw file without a table stays on today's path. */
 	if (raw && !w->partition)
@@ -81,7 +81,7 @@ int e2map__window_resolve(const char *image, const struct e2map_options *o,
 	memset(w, 0, sizeof(*w));
 	if ((err = e2map__media_open(image, &md)) < 0)
 		return err;
-	err = resolve(image, md, o, w);
+	err = resolve(md, o, w);
 	e2map__media_close(md);
 	return err;
 }

@@ -3,8 +3,8 @@
  * A whole disk's partition table, read by util-linux's libblkid (the
  * table, numbered as the kernel numbers /dev/sdaN: MBR primaries 1-4,
  * logical partitions from 5; GPT entries from 1), what libblkid finds
- * inside each partition, and libfdisk's complaints about the table.  No
- * parser of our own: the tables are theirs to read.  Refused as a clear
+ * inside each partition.  No parser of our own: the tables are
+ * libblkid's to read.  Refused as a clear
  * error: a partition past the end of the image, partitions that overlap,
  * a GPT whose primary header is corrupt (the kernel's efi.c then reads
  * no partitions at all, where libblkid would silently take the backup).
@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include <blkid.h>
-#include <libfdisk.h>
 
 #define SECTOR 512ULL
 #define MIB (1024ULL * 1024)
@@ -261,41 +260,31 @@ static int probe_container(struct e2map_media *md, int *fdp,
 	return err;
 }
 
-/* -- libfdisk's word on the table -- */
-
-/* libfdisk's warnings: the first one is kept for the caller. */
-static int fdisk_ask(struct fdisk_context *cxt, struct fdisk_ask *ask,
-		     void *data)
-{
-	char *msg = data;
-	const char *m;
-
-	(void)cxt;
-	if ((fdisk_is_ask(ask, WARNX) || fdisk_is_ask(ask, WARN)) && !msg[0] &&
-	    (m = fdisk_ask_print_get_mesg(ask)))
-		copy_str(msg, 256, m);
-	return 0;
-}
+/* -- the primary GPT header, as the kernel reads it -- */
 
 /*
- * A GPT that libfdisk calls corrupt.  The kernel (block/partitions/efi.c)
- * looks for the backup header only through the primary's pointer, so a
- * corrupt primary leaves it no partitions at all.
+ * libblkid takes the backup header when the primary fails its checks;
+ * the kernel (block/partitions/efi.c, find_valid_gpt) finds the backup
+ * only through the primary's pointer, so a corrupt primary leaves it no
+ * partitions.  Probing again with the last sector (the backup header)
+ * out of sight tells which header libblkid read.
  */
-static int check_gpt(int fd, const char *image)
+static int check_gpt(int fd, uint64_t size)
 {
-	struct fdisk_context *cxt = fdisk_new_context();
-	char msg[256] = "";
+	struct e2map_disk d = { .count = 0 };
+	int err;
 
-	if (!cxt)
-		return -ENOMEM;
-	fdisk_set_ask(cxt, fdisk_ask, msg);
-	if (fdisk_assign_device_by_fd(cxt, fd, image, 1) == 0)
-		fdisk_deassign_device(cxt, 1);
-	fdisk_unref_context(cxt);
-	if (strstr(msg, "primary GPT") && strstr(msg, "corrupt"))
-		return e2map__fail(NULL, -EUCLEAN, "libfdisk: %s; the kernel "
-				   "reads no partitions from this disk", msg);
+	if (size < 2 * SECTOR)
+		return 0;
+	err = probe_table(fd, size / SECTOR * SECTOR - SECTOR, &d);
+	free(d.partitions);
+	if (err < 0)
+		return err;
+	if (strcmp(d.table, "gpt"))
+		return e2map__fail(NULL, -EUCLEAN, "the primary GPT header is "
+				   "corrupt (libblkid finds the table only "
+				   "through the backup header): the kernel "
+				   "reads no partitions from this disk");
 	return 0;
 }
 
@@ -347,8 +336,7 @@ static int check_overlaps(const struct e2map_disk *d)
 
 /* -- the public calls -- */
 
-static int read_disk(const char *image, struct e2map_media *md,
-		     struct e2map_disk *d)
+static int read_disk(struct e2map_media *md, struct e2map_disk *d)
 {
 	int fd = e2map__media_fd(md), view = -1, err;
 
@@ -365,7 +353,7 @@ static int read_disk(const char *image, struct e2map_media *md,
 				  "valid GPT (both GPT headers corrupt?): the "
 				  "kernel reads no partitions from this disk");
 	if (!err && !strcmp(d->table, "gpt"))
-		err = check_gpt(fd, image);
+		err = check_gpt(fd, d->size);
 	if (!err && !(err = check_bounds(d)) && !(err = check_overlaps(d)))
 		for (size_t i = 0; i < d->count; i++)
 			if (!d->partitions[i].extended)
@@ -375,8 +363,7 @@ static int read_disk(const char *image, struct e2map_media *md,
 	return err;
 }
 
-int e2map__disk_read_media(const char *image, struct e2map_media *md,
-			   struct e2map_disk **out)
+int e2map__disk_read_media(struct e2map_media *md, struct e2map_disk **out)
 {
 	struct e2map_disk *d = calloc(1, sizeof(*d));
 	int err;
@@ -384,7 +371,7 @@ int e2map__disk_read_media(const char *image, struct e2map_media *md,
 	*out = NULL;
 	if (!d)
 		return -ENOMEM;
-	if ((err = read_disk(image, md, d)) < 0) {
+	if ((err = read_disk(md, d)) < 0) {
 		e2map_disk_free(d);
 		return err;
 	}
@@ -403,7 +390,7 @@ int e2map_disk_read(const char *image, struct e2map_disk **out)
 		return -EINVAL;
 	if ((err = e2map__media_open(image, &md)) < 0)
 		return err;
-	err = e2map__disk_read_media(image, md, out);
+	err = e2map__disk_read_media(md, out);
 	e2map__media_close(md);
 	return err;
 }

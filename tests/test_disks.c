@@ -244,7 +244,7 @@ Test(disks, bad_tables_fail_with_one_line)
 	      "partitions 1 and 2 overlap");
 	fails("check", disk("bad-overlap.img"), NULL, "overlap");
 	fails("partitions", disk("bad-gpt-primary.img"), NULL,
-	      "libfdisk: The primary GPT table is corrupt");
+	      "the primary GPT header is corrupt");
 	fails("check", disk("bad-gpt-primary.img"), "2",
 	      "the kernel reads no partitions from this disk");
 	fails("partitions", disk("bad-gpt-both.img"), NULL,

@@ -2,8 +2,8 @@
 /*
  * libFuzzer target: the input is a whole disk, or a container, as an
  * examiner might be handed one.  It is listed (e2map_disk_read: the
- * signature checks, the container library, libblkid's table, libfdisk's
- * verdict, e2map's bounds and overlap checks, the choice of a partition)
+ * signature checks, the container library, libblkid's table and its
+ * primary GPT header, e2map's bounds and overlap checks, the choice of a partition)
  * and opened with and without partition=N, so any crash, hang or
  * out-of-bounds read in the layers under the image shows.  Inputs that
  * carry a container's signature are left out: those parsers are the
