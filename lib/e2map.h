@@ -43,6 +43,8 @@ typedef struct e2map_file e2map_file_t;	/* one open inode, like an fd */
  *   cache=cold     (default) each new file handle is a fresh mount's inode
  *   cache=warm     every call answers as after the whole extent tree was
  *                  cached (maximal merged runs)
+ *   partition=N    the filesystem is partition N of a whole disk (see
+ *                  e2map_disk_read below: disks and containers)
  * BYTES takes the units of e2map_parse_bytes.  Unknown options: -EINVAL.
  * A missing image: -ENOENT (any errno of stat(2) or open(2)); a pipe or a
  * socket: -ESPIPE; an offset at or past the end of a regular file:
