@@ -6,6 +6,7 @@
 #              blocks) and 6 (no filesystem)
 #   gpt.img    GPT: 1 (no filesystem), 2 ext4, 3 ext2
 #   one.img    MBR with one ext4 partition (chosen without --partition)
+#   gap-mbr.img, gap-gpt.img  only MBR slot 2, only GPT entry 3
 #   NAME-pN.img  each partition's filesystem as a bare image, cut out with
 #              dd: every answer through a disk must equal the answer there
 #   NAME.sfdisk, NAME.blkid  sfdisk -d and blkid -p of each partition:
@@ -103,6 +104,21 @@ make_one() {
 	record one.img
 }
 
+# Numbers with gaps: the kernel names a partition by its slot (MBR) or
+# entry (GPT), not by its rank: only slot 2, only entry 3.
+make_gaps() {
+	truncate -s 4M gap-mbr.img
+	printf 'label: dos\nlabel-id: 0x67617031\n2 : start=2048, size=4096, type=83\n' |
+		sfdisk -q gap-mbr.img
+	record gap-mbr.img
+	if have sgdisk; then
+		truncate -s 4M gap-gpt.img
+		sgdisk -U 6d6f6f72-6275-6c6b-0005-000000000001 -n 3:2048:+1M \
+			-u 3:6d6f6f72-6275-6c6b-0005-000000000013 gap-gpt.img >/dev/null
+		record gap-gpt.img
+	fi
+}
+
 make_containers() {
 	if have ewfacquire; then
 		ewfacquire -u -q -t gpt -c fast -C case -D gpt -e examiner \
@@ -177,6 +193,7 @@ make_tree
 make_mbr
 if have sgdisk; then make_gpt; fi
 make_one
+make_gaps
 [ -e gpt.img ] && make_containers
 make_bad
 make_bad_ewf

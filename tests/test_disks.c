@@ -402,6 +402,9 @@ Test(disks, partitions_lists_what_sfdisk_and_blkid_see)
 	listing_matches(disk("mbr.img"), "mbr");
 	listing_matches(disk("gpt.img"), "gpt");
 	listing_matches(disk("one.img"), "one");
+	/* The kernel's numbers: the slot or entry, not the rank. */
+	listing_matches(disk("gap-mbr.img"), "gap-mbr");
+	listing_matches(disk("gap-gpt.img"), "gap-gpt");
 }
 
 Test(disks, partitions_through_containers_list_the_same)
