@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Debian's forensics-samples against the kernel: for each ext partition of
-# each whole-disk sample, every file's `filefrag -v`, `xfs_io -c "fiemap -v"`
+# Whole disks against the kernel (Debian's forensics-samples, and any disk
+# image given): for each ext partition of each disk, every file's `filefrag -v`, `xfs_io -c "fiemap -v"`
 # and `xfs_io -c "seek -a -r 0"` on a fresh `mount -o loop,ro,noload,
 # offset=,sizelimit=` of that partition, each on a mount of its own, equal
 # e2map's through --partition N, byte for byte (the mount point cut from the
 # kernel tools' paths).  A partition the kernel refuses to mount must be one
 # e2map refuses too.  Exit 0, 1 on a difference, 77 when it cannot mount.
-#   scripts/check-samples.sh [DIR]     (DIR: /usr/share/forensics-samples)
+#   scripts/check-samples.sh [DISK.img|SAMPLE.xz...]
+#                         (default: /usr/share/forensics-samples/fs.*.xz)
 set -u -o pipefail
 export LC_ALL=C
-dir=${1:-/usr/share/forensics-samples}
+[ $# -gt 0 ] || set -- /usr/share/forensics-samples/fs.*.xz
 here=$(cd "$(dirname "$0")" && pwd)
 e2map=${E2MAP:-$here/../cmd/e2map}
 [ "$(id -u)" = 0 ] || { echo "check-samples: skipped: not root"; exit 77; }
@@ -89,14 +90,17 @@ if ! mount -o loop,ro "$probe" "$mnt" 2>/dev/null; then
 fi
 umount "$mnt"
 
-for xz in "$dir"/fs.*.xz; do
-	[ -e "$xz" ] || continue
-	img=$work/$(basename "$xz" .xz).img
-	xz -dc "$xz" > "$img"
+for src in "$@"; do
+	[ -e "$src" ] || continue
+	img=$src
+	if [ "${src%.xz}" != "$src" ]; then
+		img=$work/$(basename "$src" .xz).img
+		xz -dc "$src" > "$img"
+	fi
 	while read -r n s z; do
 		check_partition "$img" "$n" "$s" "$z"
-	done < <(sfdisk -d "$img" | sed -n 's/^.*img\([0-9]*\) : start= *\([0-9]*\), size= *\([0-9]*\), type=83.*/\1 \2 \3/p')
-	rm -f "$img"
+	done < <(sfdisk -d "$img" | sed -n 's/^.*[^0-9]\([0-9]*\) : start= *\([0-9]*\), size= *\([0-9]*\),.*/\1 \2 \3/p')
+	[ "$img" = "$src" ] || rm -f "$img"
 done
 echo "check-samples: $files answers compared, $diffs differences"
 [ "$diffs" = 0 ]
