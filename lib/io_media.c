@@ -32,7 +32,6 @@ struct e2map_media {
 	void *h;			/* the library's handle */
 	int fd;				/* raw: the file */
 	uint64_t size;
-	uint64_t csum_errors;		/* EWF: checksum errors seen so far */
 };
 
 /* One container format: its name, signature test, open, read, close. */
@@ -150,30 +149,46 @@ static int ewf_open(struct e2map_media *md, const char *path)
 	return ewf_complete(md, names_last);
 }
 
+/* Does [OFF, OFF + LEN) touch a range libewf noted as failing its checksum? */
+static bool ewf_bad(struct e2map_media *md, uint64_t off, size_t len)
+{
+	libewf_error_t *err = NULL;
+	uint32_t n = 0, i, bps = 512;
+	uint64_t start, count;
+
+	if (libewf_handle_get_number_of_checksum_errors(md->h, &n, &err) != 1)
+		libewf_error_free(&err);
+	if (n && libewf_handle_get_bytes_per_sector(md->h, &bps, &err) != 1)
+		libewf_error_free(&err);
+	for (i = 0; i < n; i++) {
+		if (libewf_handle_get_checksum_error(md->h, i, &start, &count,
+						     &err) != 1) {
+			libewf_error_free(&err);
+			return true;
+		}
+		if (start * bps < off + len && off < (start + count) * bps)
+			return true;
+	}
+	return false;
+}
+
 /*
- * libewf answers a chunk whose checksum fails with zeroes and a note:
- * evidence that does not verify must not answer as if it did.
+ * libewf answers a chunk whose checksum fails with zeroes and a note (once
+ * per chunk): evidence that does not verify must not answer as if it did,
+ * on the first read of it or any later one.
  */
 static ssize_t ewf_pread(struct e2map_media *md, void *buf, size_t len,
 			 uint64_t off)
 {
 	libewf_error_t *err = NULL;
-	uint32_t errors = 0;
-	ssize_t n = libewf_handle_read_random(md->h, buf, len,
-							(off64_t)off, &err);
+	ssize_t n = libewf_handle_read_random(md->h, buf, len, (off64_t)off,
+					      &err);
 
 	if (n < 0) {
 		libewf_error_free(&err);
 		return -EIO;
 	}
-	if (libewf_handle_get_number_of_checksum_errors(md->h, &errors,
-							&err) != 1)
-		libewf_error_free(&err);
-	if (errors > md->csum_errors) {
-		md->csum_errors = errors;
-		return -EBADMSG;
-	}
-	return n;
+	return ewf_bad(md, off, (size_t)n) ? -EBADMSG : n;
 }
 
 static void ewf_close(struct e2map_media *md)
