@@ -40,10 +40,10 @@ EXT2_STATIC_LIBS := $(shell pkg-config --static --libs ext2fs com_err 2>/dev/nul
 # Whole disks and containers (lib/io_*.c, lib/partition.c): util-linux's
 # libblkid (util-linux; not libfdisk, which Debian ships without a static
 # library), and the libyal readers of E01, VMDK, VHD, QCOW.
-IO_PKGS := blkid libewf libvmdk libvhdi libqcow
+IO_PKGS := blkid libewf libvmdk libbfio libvhdi libqcow
 IO_CFLAGS := $(shell pkg-config --cflags $(IO_PKGS) 2>/dev/null)
 IO_LIBS := $(shell pkg-config --libs $(IO_PKGS) 2>/dev/null || \
-	echo -lblkid -lewf -lvmdk -lvhdi -lqcow)
+	echo -lblkid -lewf -lvmdk -lbfio -lvhdi -lqcow)
 EXT2_CFLAGS += $(IO_CFLAGS)
 EXT2_LIBS += $(IO_LIBS)
 EXT2_STATIC_LIBS += $(shell pkg-config --static --libs $(IO_PKGS) 2>/dev/null || \

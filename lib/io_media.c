@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 struct e2map_media {
 	const struct media_ops *ops;
 	void *h;			/* the library's handle */
+	void *pool;			/* VMDK: its extent, opened by us */
 	int fd;				/* raw: the file */
 	uint64_t size;
 };
@@ -224,6 +226,54 @@ static int vmdk_fail(const char *what, libvmdk_error_t **err)
 			   s);
 }
 
+/* Is PATH a sparse VMDK, descriptor and data in one file? */
+static bool vmdk_sparse(const char *path)
+{
+	unsigned char b[4];
+	FILE *f = fopen(path, "rbe");
+	bool r = f && fread(b, 1, 4, f) == 4 &&
+		 (!memcmp(b, "KDMV", 4) || !memcmp(b, "COWD", 4));
+
+	if (f)
+		fclose(f);
+	return r;
+}
+
+/*
+ * A monolithic sparse VMDK names its one extent by the name it was
+ * made with: renamed, as evidence files are, libvmdk cannot find it.
+ * The file itself is that extent, so it is handed over directly.
+ */
+static int vmdk_self_extent(struct e2map_media *md, const char *path,
+			    libvmdk_error_t **verr)
+{
+	libbfio_handle_t *file = NULL;
+	libbfio_pool_t *pool = NULL;
+	libbfio_error_t *err = NULL;
+	int n = 0, entry;
+
+	if (!vmdk_sparse(path) ||
+	    libvmdk_handle_get_number_of_extents(md->h, &n, NULL) != 1 ||
+	    n != 1)
+		return -EIO;
+	if (libbfio_file_initialize(&file, &err) != 1 ||
+	    libbfio_file_set_name(file, path, strlen(path), &err) != 1 ||
+	    libbfio_pool_initialize(&pool, 0, 0, &err) != 1 ||
+	    libbfio_pool_append_handle(pool, &entry, file, LIBBFIO_OPEN_READ,
+				       &err) != 1) {
+		libbfio_error_free(&err);
+		libbfio_handle_free(&file, NULL);
+		libbfio_pool_free(&pool, NULL);
+		return -EIO;
+	}
+	md->pool = pool;	/* the pool owns FILE now */
+	libvmdk_error_free(verr);
+	if (libvmdk_handle_open_extent_data_files_file_io_pool(md->h, pool,
+								verr) != 1)
+		return -EIO;
+	return 0;
+}
+
 static int vmdk_open(struct e2map_media *md, const char *path)
 {
 	libvmdk_error_t *err = NULL;
@@ -235,7 +285,8 @@ static int vmdk_open(struct e2map_media *md, const char *path)
 	md->h = h;
 	if (libvmdk_handle_open(h, path, LIBVMDK_OPEN_READ, &err) != 1)
 		return vmdk_fail("cannot open the descriptor", &err);
-	if (libvmdk_handle_open_extent_data_files(h, &err) != 1)
+	if (libvmdk_handle_open_extent_data_files(h, &err) != 1 &&
+	    vmdk_self_extent(md, path, &err) < 0)
 		return vmdk_fail("cannot open the extent files", &err);
 	if (libvmdk_handle_get_media_size(h, &size, &err) != 1)
 		return vmdk_fail("no media size", &err);
@@ -262,6 +313,11 @@ static void vmdk_close(struct e2map_media *md)
 		return;
 	libvmdk_handle_close(h, NULL);
 	libvmdk_handle_free(&h, NULL);
+	if (md->pool) {
+		libbfio_pool_t *pool = md->pool;
+
+		libbfio_pool_free(&pool, NULL);
+	}
 }
 
 /* -- VHD and VHDX (libvhdi) -- */

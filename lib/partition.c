@@ -59,7 +59,9 @@ static int view_copy(struct e2map_media *md, int fd, uint64_t off,
 					   e2map__media_format(md), n, off,
 					   err == -EBADMSG ? ": a chunk's "
 					   "checksum does not match (the "
-					   "evidence is damaged)" : "");
+					   "evidence is damaged)" :
+					   " (the container is damaged or "
+					   "cut short)");
 		if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n)
 			return -errno;
 	}

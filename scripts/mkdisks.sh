@@ -135,6 +135,12 @@ make_containers() {
 		qemu-img convert -f raw -O vpc gpt.img gpt.vhd
 		qemu-img convert -f raw -O qcow2 gpt.img gpt.qcow2
 		qemu-img convert -f raw -O qcow2 mbr.img mbr.qcow2
+		# Renamed, as evidence is: the sparse VMDK's descriptor still
+		# names gpt.vmdk as its extent.
+		cp gpt.vmdk renamed.vmdk
+		# Cut short: the container's own tables point past its end.
+		cp gpt.qcow2 bad-truncated.qcow2
+		truncate -s 200000 bad-truncated.qcow2
 		# A bare filesystem in a container: no table, the whole media.
 		qemu-img convert -f raw -O vmdk mbr-p5.img bare.vmdk
 	fi

@@ -145,6 +145,12 @@ Test(disks, vmdk_answers_as_bare)
 	all_answers("gpt.vmdk", "3", "gpt-p3.img");
 }
 
+/* Its descriptor names the extent by the file's old name. */
+Test(disks, a_renamed_sparse_vmdk_answers_as_bare)
+{
+	all_answers("renamed.vmdk", "2", "gpt-p2.img");
+}
+
 Test(disks, vhd_and_vhdx_answer_as_bare)
 {
 	all_answers("gpt.vhd", "2", "gpt-p2.img");
@@ -261,6 +267,8 @@ Test(disks, damaged_e01_sets_fail_naming_the_segment)
 	      "EWF: the segment set ends early");
 	fails("check", disk("bad-e01-chunk/one.E01"), "1",
 	      "a chunk's checksum does not match");
+	fails("partitions", disk("bad-truncated.qcow2"), NULL,
+	      "(the container is damaged or cut short)");
 }
 
 /* "nn : start= S, size= Z, type=T" of sfdisk -d, by partition number. */
