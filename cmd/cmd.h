@@ -135,9 +135,10 @@ int cmd_du(int argc, char **argv);
 int cmd_fiemap(int argc, char **argv);
 int cmd_filefrag(int argc, char **argv);
 int cmd_partitions(int argc, char **argv);
+int cmd_scan(int argc, char **argv);
 int cmd_seek(int argc, char **argv);
 extern const struct cmd_spec check_spec, du_spec, fiemap_spec, filefrag_spec,
-	seek_spec;
+	scan_spec, seek_spec;
 extern const struct cmd_spec partitions_spec;
 
 /*
@@ -233,6 +234,8 @@ int cmd_progress_format(char *buf, size_t size, const struct cmd_progress *p,
  * A value that cannot be built (no memory) fails the document at print.
  */
 json_t *cmd_json_u64(uint64_t v);
+/* Length of the well-formed UTF-8 sequence at S (N > 0 bytes), or 0. */
+size_t cmd_utf8_len(const unsigned char *s, size_t n);
 /* OBJ[KEY] = VALUE (VALUE's reference is taken). */
 void cmd_json_set(json_t *obj, const char *key, json_t *value);
 void cmd_json_append(json_t *array, json_t *value);
@@ -253,5 +256,25 @@ int cmd_json_print(json_t *doc);
 int cmd_json_stream_begin(json_t *head, const char *key);
 int cmd_json_stream_item(json_t *item, bool first);
 int cmd_json_stream_end(json_t *tail);
+
+/*
+ * scan_out.c: e2map scan's records, one format each.  An item is a record
+ * with its inode's paths (PATH[i], LEN[i] bytes) and the detail of its
+ * error; M answers readlink for body's "NAME -> TARGET".
+ */
+enum scan_format { SCAN_TABLE, SCAN_JSONL, SCAN_CSV, SCAN_BODY };
+struct scan_item {
+	const struct e2map_record *r;
+	const char *const *path;
+	const size_t *len;
+	size_t n;
+	const char *detail;
+};
+/* "regular", "directory", "symlink", "fifo", "socket", "chardev"... */
+const char *scan_type_name(uint32_t mode);
+void scan_print_head(enum scan_format fmt);
+/* 0, or -ENOMEM / -EIO (jsonl). */
+int scan_print_item(enum scan_format fmt, e2map_t *m,
+		    const struct scan_item *it);
 
 #endif /* E2MAP_CMD_H */

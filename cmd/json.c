@@ -53,7 +53,7 @@ void cmd_json_append(json_t *array, json_t *value)
  * (Unicode table 3-7: no overlong forms, no surrogates, nothing above
  * U+10FFFF).
  */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t cmd_utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned char lo = 0x80, hi = 0xbf;
 	size_t len, i;
@@ -95,7 +95,7 @@ static char *replace_invalid(const unsigned char *name, size_t len,
 	if (!out)
 		return NULL;
 	while (i < len) {
-		if ((n = utf8_len(name + i, len - i)) == 0) {
+		if ((n = cmd_utf8_len(name + i, len - i)) == 0) {
 			memcpy(p, "\xef\xbf\xbd", 3);	/* U+FFFD */
 			p += 3;
 			i++;

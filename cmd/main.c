@@ -58,6 +58,8 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	{ "partitions", cmd_partitions,
 	  "list a disk image's partitions (MBR, GPT; E01, VMDK...)",
 	  &partitions_spec },
+	{ "scan", cmd_scan, "one record per inode: stat, bytes, extents, "
+	  "errors", &scan_spec },
 	{ "seek", cmd_seek,
 	  "locate the next data and/or hole as xfs_io -c seek", &seek_spec },
 };

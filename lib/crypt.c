@@ -324,3 +324,63 @@ int e2map__crypt_nokey_name(const char *name, unsigned len,
 	memcpy(disk, raw + NOKEY_BYTES, (size_t)n - NOKEY_BYTES);
 	return n - NOKEY_BYTES;
 }
+
+/* fscrypt_base64url_encode, without padding; OUT holds 4/3 of N + 3. */
+static size_t base64url_encode(const unsigned char *in, size_t n, char *out)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	uint32_t ac = 0;
+	int bits = 0;
+	size_t i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		ac = (ac << 8) | in[i];
+		bits += 8;
+		do {
+			bits -= 6;
+			out[o++] = tab[(ac >> bits) & 0x3f];
+		} while (bits >= 6);
+	}
+	if (bits)
+		out[o++] = tab[(ac << (6 - bits)) & 0x3f];
+	return o;
+}
+
+/*
+ * fscrypt_get_symlink without the key, on the link's data CADDR (MAX
+ * bytes: i_block, or its block): fscrypt_get_encryption_info(inode,
+ * false) must find a valid, supported policy (-EINVAL), the stored
+ * length must be non-zero and fit (-EUCLEAN); the target is then the
+ * no-key name, base64url of 8 zero bytes (no dirhash) and the ciphertext.
+ * Past 149 bytes of ciphertext the kernel encodes a SHA-256 of the rest,
+ * which e2map does not compute: *TARGET is then NULL, *LEN still right.
+ */
+int e2map__crypt_symlink(e2map_file_t *f, const unsigned char *caddr,
+			 size_t max, char **target, size_t *len)
+{
+	unsigned char ctx[CTX_MAX], raw[NOKEY_MAX];
+	size_t clen, n;
+	int r;
+
+	*target = NULL;
+	*len = 0;
+	if ((r = get_context(f, ctx)) < 0 || !context_ok(ctx, r) ||
+	    !policy_supported(f, ctx))
+		return e2map__fail(f->m, -EINVAL, "inode %u: bad encryption "
+				   "context", f->ino);
+	clen = max >= 3 ? le16(caddr) : 0;
+	if (!clen || clen + 2 > max)
+		return e2map__fail(f->m, -EUCLEAN, "inode %u: bad encrypted "
+				   "symlink", f->ino);
+	n = clen <= NOKEY_SHA - NOKEY_BYTES ? NOKEY_BYTES + clen : NOKEY_MAX;
+	*len = (n * 8 + 5) / 6;
+	if (n == NOKEY_MAX)
+		return 0;
+	memset(raw, 0, NOKEY_BYTES);
+	memcpy(raw + NOKEY_BYTES, caddr + 2, clen);
+	if (!(*target = malloc(*len + 1)))
+		return -ENOMEM;
+	base64url_encode(raw, n, *target);
+	(*target)[*len] = '\0';
+	return 0;
+}

@@ -24,6 +24,8 @@ int main(void)
 	struct e2map_stat st;
 	struct e2map_statfs sfs;
 	struct e2map_check_stats cs;
+	struct e2map_record rec;
+	char link[8];
 	e2map_run_cb run_cb = on_run;
 	e2map_scan_cb scan_cb = on_inode;
 	struct e2map_disk *disk = 0;
@@ -45,6 +47,11 @@ int main(void)
 		e2map_statfs(m, &sfs);
 		e2map_scan(m, scan_cb, 0);
 		e2map_blocks_read(m);
+		e2map_lstat(m, "/x", &st);
+		e2map_stat_ino(m, 2, &st);
+		(void)e2map_readlink_ino(m, 12, link, sizeof(link));
+		e2map_inode_record(m, 2, &rec);
+		(void)(st.mask & E2MAP_STAT_CRTIME);
 	}
 	if (e2map_disk_read("x", &disk) == 0 && disk->count)
 		part = &disk->partitions[0];

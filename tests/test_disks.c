@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Whole disks and containers (scripts/mkdisks.sh, in $E2MAP_DISKS, made
- * by `make check`): every answer through a partition of a raw disk, an
+ * by `make check`): every answer (check, du, scan, filefrag, fiemap,
+ * seek) through a partition of a raw disk, an
  * E01 set, a VMDK, VHD, VHDX or QCOW2 equals the answer on that
  * partition's filesystem cut out as a bare image (which the recorded
  * kernel tests hold e2map to); `e2map partitions` lists what sfdisk -d
@@ -98,6 +99,9 @@ static void all_answers(const char *name, const char *part, const char *bare)
 	same_answer((const char *[]){ "check", NULL }, img, part, b);
 	same_answer((const char *[]){ "check", "-j", "3", NULL }, img, part, b);
 	same_answer((const char *[]){ "du", "-a", "-q", NULL }, img, part, b);
+	same_answer((const char *[]){ "scan", "-q", NULL }, img, part, b);
+	same_answer((const char *[]){ "scan", "-q", "--format", "jsonl", NULL },
+		    img, part, b);
 	same_answer((const char *[]){ "filefrag", "-v", "/small", "/sparse",
 		"/dir/numbers", "/dir/sub/hole-at-start", "/link", "/dir",
 		"/nothing", NULL }, img, part, b);
