@@ -7,6 +7,7 @@ export LC_ALL=C
 out=$1
 mkdir -p "$out"
 cd "$out"
+rm -f mbr.img gpt.img one.img
 truncate -s 1M mbr.img
 printf 'label: dos\nstart=64, size=256, type=83\nstart=400, size=1600, type=5\nstart=448, size=200, type=83\nstart=700, size=200, type=83\n' |
 	sfdisk -q mbr.img
