@@ -37,6 +37,17 @@ EXT2_LIBS := $(shell pkg-config --libs ext2fs com_err 2>/dev/null || echo -lext2
 # come with pkg-config --cflags e2map).
 EXT2_STATIC_LIBS := $(shell pkg-config --static --libs ext2fs com_err 2>/dev/null || \
 	echo -lext2fs -lcom_err) -pthread
+# Whole disks and containers (lib/io_*.c, lib/partition.c): util-linux's
+# libblkid (util-linux; not libfdisk, which Debian ships without a static
+# library), and the libyal readers of E01, VMDK, VHD, QCOW.
+IO_PKGS := blkid libewf libvmdk libbfio libvhdi libqcow
+IO_CFLAGS := $(shell pkg-config --cflags $(IO_PKGS) 2>/dev/null)
+IO_LIBS := $(shell pkg-config --libs $(IO_PKGS) 2>/dev/null || \
+	echo -lblkid -lewf -lvmdk -lbfio -lvhdi -lqcow)
+EXT2_CFLAGS += $(IO_CFLAGS)
+EXT2_LIBS += $(IO_LIBS)
+EXT2_STATIC_LIBS += $(shell pkg-config --static --libs $(IO_PKGS) 2>/dev/null || \
+	echo $(IO_LIBS))
 # e2map_check_all's workers are POSIX threads.
 LIB_LIBS := $(EXT2_LIBS) -pthread
 # jansson writes the CLI's --json (and the tests parse it); never the library.
@@ -66,7 +77,7 @@ PROBE := $(BUILD)/tests/probe
 RUNNER := $(BUILD)/tests/runner
 PC := $(BUILD)/e2map.pc
 
-.PHONY: all run test check check-install check-kernel install uninstall clean deps fuzz-smoke fuzz-seeds tsan-smoke bench FORCE
+.PHONY: all run test check check-install check-kernel install uninstall clean deps fuzz-smoke fuzz-seeds fuzz-disk-smoke tsan-smoke bench FORCE
 all: $(LIBA) $(LIBSO) $(E2MAP) $(PC)
 
 # Objects depend on the flags that built them: another CC, CFLAGS or
@@ -136,8 +147,18 @@ deps:
 run: deps all
 	scripts/run-sample.sh $(E2MAP)
 
-check: all $(PROBE) $(RUNNER) $(BUILD)/tests/headertest.ok
+# Whole disks and containers for tests/test_disks.c, made at test time
+# (a few seconds; a tool missing leaves files out, and their tests skip).
+DISKS := $(abspath $(BUILD)/tests/disks)
+$(DISKS)/.done: scripts/mkdisks.sh scripts/gen-common.sh
+	rm -rf $(DISKS) && mkdir -p $(DISKS)
+	scripts/mkdisks.sh $(DISKS) >/dev/null || \
+		echo "mkdisks.sh failed: tests/test_disks.c skips what is missing"
+	@touch $@
+
+check: all $(PROBE) $(RUNNER) $(BUILD)/tests/headertest.ok $(DISKS)/.done
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
+	E2MAP_DISKS=$(DISKS) \
 	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) $(RUNNER) --jobs 2 \
 		$(if $(CHECK_FILTER),--filter '$(CHECK_FILTER)')
 
@@ -177,7 +198,8 @@ uninstall:
 
 clean:
 	rm -rf $(OBJ) build $(LIBA) $(LIBSO) $(E2MAP) $(PC) $(BUILD)/tests/probe \
-		$(BUILD)/tests/runner $(BUILD)/tests/headertest.ok $(INSTALL_ROOT)
+		$(BUILD)/tests/runner $(BUILD)/tests/headertest.ok $(INSTALL_ROOT) \
+		$(DISKS)
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(TESTLIB_OBJS:.o=.d)
 
@@ -199,6 +221,21 @@ fuzz-smoke: $(FUZZ) fuzz-seeds
 	@mkdir -p testdata/fuzz
 	$(FUZZ) -max_total_time=$${FUZZ_SECONDS:-60} -timeout=10 -rss_limit_mb=2048 \
 		-max_len=4194304 $(FUZZ_SEEDS) testdata/fuzz
+
+# libFuzzer target over the layers under the image (disks, containers).
+FUZZ_DISK := $(BUILD)/tests/fuzz/fuzz_disk
+FUZZ_DISK_SEEDS := $(BUILD)/tests/fuzz/disk-seeds
+$(FUZZ_DISK): tests/fuzz/fuzz_disk.c $(LIB_SRCS) lib/internal.h lib/io.h lib/e2map.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) $(EXT2_CFLAGS) -Ilib -o $@ tests/fuzz/fuzz_disk.c \
+		$(LIB_SRCS) $(LIB_LIBS)
+
+fuzz-disk-smoke: $(FUZZ_DISK)
+	scripts/fuzz-disk-seeds.sh $(FUZZ_DISK_SEEDS)
+	@mkdir -p testdata/fuzz-disk
+	$(FUZZ_DISK) -max_total_time=$${FUZZ_SECONDS:-60} -timeout=10 \
+		-rss_limit_mb=2048 -max_len=2097152 $(FUZZ_DISK_SEEDS) \
+		testdata/fuzz-disk
 
 # e2map_check_all's threads under ThreadSanitizer (Criterion's runner
 # cannot start under it, so the CLI runs check -j4 over the images).

@@ -89,6 +89,7 @@ struct cmd_spec {
 /* The options several commands take, each in its CMD_OPT_* row. */
 struct cmd_common {
 	const char *offset;	/* --offset BYTES, as typed */
+	const char *partition;	/* --partition N, as typed */
 	bool json;		/* --json */
 	bool why;		/* --why: e2map's detail after a tool's error */
 	bool nofollow;		/* --no-follow: open PATH with O_NOFOLLOW */
@@ -108,6 +109,10 @@ struct cmd_common {
 #define CMD_OPT_OFFSET \
 	{ .long_name = "offset", .arg = "BYTES", .action = CMD_OPT_STRING, \
 	  CMD_COMMON(offset), .help = "the filesystem starts at BYTES in IMAGE" }
+#define CMD_OPT_PARTITION \
+	{ .long_name = "partition", .arg = "N", .action = CMD_OPT_STRING, \
+	  CMD_COMMON(partition), .help = "the filesystem is partition N of " \
+	  "the disk IMAGE holds\n(see e2map partitions)" }
 #define CMD_OPT_NOFOLLOW \
 	{ .long_name = "no-follow", .action = CMD_OPT_TRUE, \
 	  CMD_COMMON(nofollow), .help = "a symlink as PATH is not followed: " \
@@ -130,10 +135,11 @@ int cmd_check(int argc, char **argv);
 int cmd_du(int argc, char **argv);
 int cmd_fiemap(int argc, char **argv);
 int cmd_filefrag(int argc, char **argv);
+int cmd_partitions(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_seek(int argc, char **argv);
 extern const struct cmd_spec cat_spec, check_spec, du_spec, fiemap_spec,
-	filefrag_spec, scan_spec, seek_spec;
+	filefrag_spec, partitions_spec, scan_spec, seek_spec;
 
 /*
  * parse.c: the one option parser (getopt_long over the command's table).
@@ -184,7 +190,8 @@ void cmd_put_quoted(FILE *out, const char *s, size_t len, bool always,
 const char *cmd_tool_strerror(int err);
 
 /*
- * Open IMAGE with "offset=N" when --offset was given, then warn once on
+ * Open IMAGE with "offset=N" when --offset was given ("partition=N" for
+ * --partition), then warn once on
  * stderr when it is mounted or its journal needs recovery.  On failure
  * prints "e2map: CMD: IMAGE: REASON" and returns CMD_EXIT_FAIL (or
  * CMD_EXIT_USAGE for a bad --offset); 0 on success.

@@ -65,6 +65,7 @@ static const struct cmd_option cat_options[] = {
 	CMD_OPT_WHY("cat"),
 	CMD_OPT_NOFOLLOW,
 	CMD_OPT_OFFSET,
+	CMD_OPT_PARTITION,
 	CMD_OPT_END,
 };
 

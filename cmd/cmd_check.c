@@ -158,6 +158,7 @@ static const struct cmd_option check_options[] = {
 		     "[{\"path\"}],\n\"ok\",\"error\"}],\"inodes_checked\","
 		     "\"errors\"}"),
 	CMD_OPT_OFFSET,
+	CMD_OPT_PARTITION,
 	CMD_OPT_END,
 };
 

@@ -144,6 +144,7 @@ static const struct cmd_option du_options[] = {
 	  .help = "sum written data only: what a sparse copy reads" },
 	CMD_OPT_QUIET,
 	CMD_OPT_OFFSET,
+	CMD_OPT_PARTITION,
 	CMD_OPT_END,
 };
 

@@ -465,6 +465,7 @@ static const struct cmd_option ff_options[] = {
 		     "\"extents_found\",\"extents\":[...]} or {\"file\",\"error\"}]}"),
 	CMD_OPT_WHY("filefrag"),
 	CMD_OPT_OFFSET,
+	CMD_OPT_PARTITION,
 	CMD_OPT_NOFOLLOW,
 	CMD_OPT_END,
 };

@@ -226,6 +226,7 @@ static const struct cmd_option scan_options[] = {
 	  CMD_COMMON(quiet), .help = "no progress line; csv and body: no "
 	  "summary on stderr" },
 	CMD_OPT_OFFSET,
+	CMD_OPT_PARTITION,
 	CMD_OPT_END,
 };
 

@@ -262,6 +262,7 @@ static const struct cmd_option seek_options[] = {
 		     "\"offset\":N|null}]}"),
 	CMD_OPT_WHY("xfs_io"),
 	CMD_OPT_OFFSET,
+	CMD_OPT_PARTITION,
 	CMD_OPT_NOFOLLOW,
 	CMD_OPT_END,
 };

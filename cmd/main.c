@@ -57,6 +57,9 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	  &filefrag_spec },
 	{ "help", run_help, "list the commands, or explain one",
 	  &help_spec },
+	{ "partitions", cmd_partitions,
+	  "list a disk image's partitions (MBR, GPT; E01, VMDK...)",
+	  &partitions_spec },
 	{ "scan", cmd_scan, "one record per inode: stat, bytes, extents, "
 	  "errors", &scan_spec },
 	{ "seek", cmd_seek,

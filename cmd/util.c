@@ -115,13 +115,20 @@ int cmd_open_image(const char *cmd, const struct cmd_common *co,
 	char opts[64] = "";
 	const char *why;
 	int64_t off;
-	int err;
+	int err, part;
 
 	if (co->offset) {
 		if (e2map_parse_bytes(co->offset, &off) < 0)
 			return cmd_usage_error(cmd, "invalid --offset '%s'",
 					       cmd_esc(co->offset));
 		snprintf(opts, sizeof(opts), "offset=%lld", (long long)off);
+	}
+	if (co->partition) {
+		if (cmd_parse_count(co->partition, &part) < 0 || part < 1)
+			return cmd_usage_error(cmd, "invalid --partition '%s'",
+					       cmd_esc(co->partition));
+		snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts),
+			 "%spartition=%d", opts[0] ? "," : "", part);
 	}
 	err = e2map_open(image, opts[0] ? opts : NULL, out);
 	if (err < 0) {

@@ -6,6 +6,7 @@
  * warned of (a mounted image, a journal that needs recovery).
  */
 #include "internal.h"
+#include "io.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -146,16 +147,42 @@ static int open_error(errcode_t code)
 	return e2map__errcode(NULL, code, NULL);
 }
 
+/*
+ * The kernel refuses a filesystem larger than its device ("bad
+ * geometry"): a partition's device is the partition, a container's its
+ * media.
+ */
+static int check_window(e2map_t *m, const struct e2map_window *w)
+{
+	uint64_t blocks = ext2fs_blocks_count(m->fs->super);
+
+	if (w->size / m->bs >= blocks)
+		return 0;
+	if (w->partition)
+		return e2map__fail(NULL, -EUCLEAN, "partition %u: bad geometry: "
+				   "block count %" PRIu64 " exceeds size of "
+				   "device (%" PRIu64 " blocks): the kernel "
+				   "refuses to mount it", w->partition, blocks,
+				   w->size / m->bs);
+	return e2map__fail(NULL, -EUCLEAN, "truncated image: the filesystem "
+			   "needs %" PRIu64 " bytes, the %s image holds %" PRIu64,
+			   blocks * (uint64_t)m->bs, w->format, w->size);
+}
+
 static int open_fs(const char *image, const struct e2map_options *o,
-		   e2map_t *m)
+		   const struct e2map_window *w, e2map_t *m)
 {
 	char io_opts[64] = "";
 	int flags = EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP;
 	errcode_t code;
 
-	if (o->offset)
+	if (w->own)
+		snprintf(io_opts, sizeof(io_opts), "offset=%" PRIu64
+			 "&size=%" PRIu64, w->offset, w->size);
+	else if (o->offset)
 		snprintf(io_opts, sizeof(io_opts), "offset=%" PRIu64, o->offset);
-	code = ext2fs_open2(image, io_opts, flags, 0, 0, unix_io_manager,
+	code = ext2fs_open2(image, io_opts, flags, 0, 0,
+			    w->own ? e2map__io_manager : unix_io_manager,
 			    &m->fs);
 	if (code) {
 		m->fs = NULL;
@@ -177,9 +204,25 @@ static void set_limits(e2map_t *m)
 	m->s_bitmap_maxbytes = e2map__max_bitmap_size(m->bits, huge);
 }
 
+/* OPTIONS, with the partition chosen for it: its sibling handles
+ * (parscan.c) open the same one without choosing again. */
+static char *options_for(const char *options, const struct e2map_window *w,
+			 const struct e2map_options *o)
+{
+	char *s;
+
+	if (!w->partition || o->partition)
+		return strdup(options ? options : "");
+	if (asprintf(&s, "%s%spartition=%u", options ? options : "",
+		     options && *options ? "," : "", w->partition) < 0)
+		return NULL;
+	return s;
+}
+
 int e2map_open(const char *image, const char *options, e2map_t **out)
 {
 	struct e2map_options o;
+	struct e2map_window w;
 	struct stat st;
 	e2map_t *m;
 	int err;
@@ -189,18 +232,20 @@ int e2map_open(const char *image, const char *options, e2map_t **out)
 	/* Without it, com_err names every libext2fs code "Unknown code". */
 	initialize_ext2_error_table();
 	if ((err = e2map__parse_options(options, &o)) < 0 ||
-	    (err = check_file(image, o.offset, &st)) < 0)
+	    (err = check_file(image, o.offset, &st)) < 0 ||
+	    (err = e2map__window_resolve(image, &o, &w)) < 0)
 		return err;
 	if (!(m = calloc(1, sizeof(*m))) || !(m->image = strdup(image)) ||
-	    !(m->options = strdup(options ? options : ""))) {
+	    !(m->options = options_for(options, &w, &o))) {
 		if (m)
 			free(m->image);
 		free(m);
 		return -ENOMEM;
 	}
 	m->warm = o.warm;
-	if ((err = open_fs(image, &o, m)) < 0 ||
-	    (err = check_geometry(m, &st, o.offset)) < 0 ||
+	if ((err = open_fs(image, &o, &w, m)) < 0 ||
+	    (err = (w.own ? check_window(m, &w)
+			  : check_geometry(m, &st, o.offset))) < 0 ||
 	    (err = check_mountable(m)) < 0) {
 		e2map_close(m);
 		return err;

@@ -122,12 +122,16 @@ void e2map__set_open_error(const char *fmt, ...)
 /* options.c: e2map_open's OPTIONS */
 struct e2map_options {
 	uint64_t offset;		/* offset=BYTES */
+	unsigned partition;		/* partition=N; 0: none given */
 	bool warm;			/* cache=warm */
 };
 int e2map__parse_options(const char *options, struct e2map_options *o);
 
 /*
- * The layers, bottom-up: the image and its block cache; the system zone;
+ * The layers, bottom-up: under the image, invisible above it, the media
+ * (a raw file or a container), its partition table and e2map's io
+ * manager (io.h: io_media.c, partition.c, io_manager.c, io_select.c);
+ * the image and its block cache; the system zone;
  * an inode loaded and checked (inode.c, iget.c); the mapping walk
  * (map.c over escache.c, extent.c, blockmap.c, inline.c); directories
  * (dirent.c, dcache.c) and path lookup (lookup.c, crypt.c); the file

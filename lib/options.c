@@ -55,6 +55,22 @@ int e2map_parse_bytes(const char *s, int64_t *out)
 	return 0;
 }
 
+/* partition=N: a partition number as the kernel gives it, from 1. */
+static int parse_partition(const char *s, struct e2map_options *o)
+{
+	char *end;
+	unsigned long v;
+
+	if (!isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (*end || errno || v == 0 || v > 65535)
+		return -EINVAL;
+	o->partition = (unsigned)v;
+	return 0;
+}
+
 static int parse_option(const char *opt, struct e2map_options *o)
 {
 	int64_t v;
@@ -65,6 +81,8 @@ static int parse_option(const char *opt, struct e2map_options *o)
 		o->offset = (uint64_t)v;
 		return 0;
 	}
+	if (!strncmp(opt, "partition=", 10))
+		return parse_partition(opt + 10, o);
 	if (!strcmp(opt, "cache=cold") || !strcmp(opt, "cache=warm")) {
 		o->warm = opt[6] == 'w';
 		return 0;

@@ -3,6 +3,9 @@
 # Install what building and testing e2map needs, when it is missing (Debian).
 set -e
 pkgs="build-essential g++ pkg-config e2fsprogs libext2fs-dev comerr-dev libcriterion-dev libjansson-dev xfsprogs gzip attr"
+# Whole disks and containers (lib/io_*.c, lib/partition.c), and the tools
+# scripts/mkdisks.sh makes the test disks with.
+pkgs="$pkgs libblkid-dev libewf-dev libvmdk-dev libbfio-dev libvhdi-dev libqcow-dev fdisk gdisk ewf-tools qemu-utils xz-utils"
 # scripts/deps.sh bench: also what make bench runs (not the tests, not CI)
 [ "${1:-}" != bench ] || pkgs="$pkgs python3 sleuthkit util-linux"
 missing=""

@@ -28,6 +28,8 @@ int main(void)
 	char link[8];
 	e2map_run_cb run_cb = on_run;
 	e2map_scan_cb scan_cb = on_inode;
+	struct e2map_disk *disk = 0;
+	const struct e2map_partition *part = 0;
 	int err = e2map_open("x", 0, &m);
 
 	if (err == 0 && e2map_file_open(m, "/x", &f) == 0) {
@@ -51,6 +53,11 @@ int main(void)
 		e2map_inode_record(m, 2, &rec);
 		(void)(st.mask & E2MAP_STAT_CRTIME);
 	}
+	if (e2map_disk_read("x", &disk) == 0 && disk->count)
+		part = &disk->partitions[0];
+	if (part && part->number && part->fstype[0])
+		err = 1;
+	e2map_disk_free(disk);
 	(void)e2map_strerror(err);
 	(void)e2map_errmsg(m);
 	e2map_close(m);

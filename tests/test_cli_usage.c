@@ -296,7 +296,7 @@ Test(cli, getopt_says_nothing_itself)
 	cr_assert_eq(r.status, 2);
 	cr_assert_str_eq(r.err, "e2map: check: invalid option or missing "
 			 "argument: '-Z'\nusage: e2map check [-q] [-j N] [--json] [--offset "
-			 "BYTES] IMAGE\n");
+			 "BYTES] [--partition N] IMAGE\n");
 }
 
 Test(cli, help_explains_help)
@@ -690,4 +690,72 @@ Test(cli, cat_goes_on_after_a_failure, .init = make_image,
 	run(&r, (const char *[]){ "cat", "--why", image, "/nope", NULL });
 	cr_assert(strstr(r.err, "cat: /nope: No such file or directory\n"
 			 "e2map: cat: "), "%s", r.err);
+}
+
+Test(cli, partitions_usage_errors)
+{
+	struct run r;
+
+	run(&r, (const char *[]){ "partitions", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert_str_eq(r.err, "usage: e2map partitions [--json] IMAGE\n");
+	run(&r, (const char *[]){ "partitions", "a.img", "b.img", NULL });
+	cr_assert_eq(r.status, 2);
+	run(&r, (const char *[]){ "partitions", "--offset", "1", "a.img", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "invalid option or missing argument: "
+			 "'--offset'"), "%s", r.err);
+	run(&r, (const char *[]){ "partitions", "/nonexistent.img", NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert_str_eq(r.err, "e2map: partitions: /nonexistent.img: No such "
+			 "file or directory\n");
+	cr_assert_str_empty(r.out);
+	run(&r, (const char *[]){ "help", "partitions", NULL });
+	cr_assert_eq(r.status, 0);
+	cr_assert(strstr(r.out, "libblkid"), "%s", r.out);
+}
+
+Test(cli, bad_partition_number_is_usage)
+{
+	static const char *const bad[] = { "0", "-1", "x", "1x", "", NULL };
+	struct run r;
+	char want[128];
+
+	for (int i = 0; bad[i]; i++) {
+		run(&r, (const char *[]){ "check", "--partition", bad[i],
+					  "x.img", NULL });
+		cr_assert_eq(r.status, 2, "--partition '%s'", bad[i]);
+		snprintf(want, sizeof(want), "e2map: check: invalid --partition "
+			 "'%s'\n", bad[i]);
+		cr_assert_str_eq(r.err, want);
+	}
+}
+
+Test(cli, partitions_of_a_bare_image, .init = make_image,
+     .fini = remove_image)
+{
+	struct run r;
+	char want[512];
+
+	need_image();
+	run(&r, (const char *[]){ "partitions", image, NULL });
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(want, sizeof(want), "%s: raw, 4194304 bytes, 8192 sectors, no "
+		 "partition table\n", image);
+	cr_assert_str_eq(r.out, want);
+	run(&r, (const char *[]){ "partitions", "--json", image, NULL });
+	cr_assert_eq(r.status, 0);
+	cr_assert(strstr(r.out, "\"table\":null,\"table_id\":\"\","
+			 "\"partitions\":[]}"), "%s", r.out);
+	run(&r, (const char *[]){ "seek", "-d", "--partition", "1", image,
+				  "/f", "0", NULL });
+	cr_assert_eq(r.status, 1);
+	assert_one_error_line(&r);
+	cr_assert(strstr(r.err, "no partition 1 on this unpartitioned disk"),
+		  "%s", r.err);
+	run(&r, (const char *[]){ "seek", "-d", "--partition", "1", "--offset",
+				  "1k", image, "/f", "0", NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, "offset= and partition= together"), "%s",
+		  r.err);
 }

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The libext2fs io manager for containers and partitions: a window
+ * [offset, offset + size) of the media (io_media.c), as the kernel sees
+ * a partition's block device.  Read-only by construction: there is no
+ * write path at all, every write entry point fails with EROFS.  Each
+ * channel opens its own media handle, so two e2map handles on one image
+ * (parscan.c's threads) share no container state.
+ */
+#include "internal.h"
+#include "io.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define E2MAP_IO_MAGIC EXT2_ET_MAGIC_IO_CHANNEL
+
+struct window {
+	struct e2map_media *md;
+	uint64_t offset, size;
+	struct struct_io_stats stats;
+};
+
+static struct struct_io_manager manager;
+
+static errcode_t close_channel(io_channel ch)
+{
+	struct window *w = ch->private_data;
+
+	if (--ch->refcount > 0)
+		return 0;
+	if (w)
+		e2map__media_close(w->md);
+	free(w);
+	free(ch->name);
+	free(ch);
+	return 0;
+}
+
+static errcode_t open_channel(const char *name, int flags, io_channel *out)
+{
+	io_channel ch = calloc(1, sizeof(*ch));
+	struct window *w = calloc(1, sizeof(*w));
+	int err;
+
+	*out = NULL;
+	if (ch)
+		ch->private_data = w;
+	if (!ch || !w || !(ch->name = strdup(name))) {
+		free(w);
+		free(ch);
+		return EXT2_ET_NO_MEMORY;
+	}
+	ch->magic = E2MAP_IO_MAGIC;
+	ch->manager = &manager;
+	ch->block_size = 1024;
+	ch->refcount = 1;
+	ch->flags = flags;
+	if (flags & IO_FLAG_RW)
+		err = -EROFS;
+	else
+		err = e2map__media_open(name, &w->md);
+	if (err < 0) {
+		close_channel(ch);
+		return (errcode_t)-err;
+	}
+	w->size = e2map__media_size(w->md);
+	*out = ch;
+	return 0;
+}
+
+static errcode_t set_blksize(io_channel ch, int blksize)
+{
+	ch->block_size = blksize;
+	return 0;
+}
+
+static errcode_t parse_u64(const char *arg, uint64_t *v)
+{
+	char *end;
+
+	if (!arg || !*arg)
+		return EXT2_ET_INVALID_ARGUMENT;
+	errno = 0;
+	*v = strtoull(arg, &end, 0);
+	return *end || errno ? EXT2_ET_INVALID_ARGUMENT : 0;
+}
+
+/* "offset" moves the window's start, "size" bounds it: both inside the media. */
+static errcode_t set_option(io_channel ch, const char *opt, const char *arg)
+{
+	struct window *w = ch->private_data;
+	uint64_t media = e2map__media_size(w->md), v;
+	errcode_t code;
+
+	if (strcmp(opt, "offset") && strcmp(opt, "size"))
+		return EXT2_ET_INVALID_ARGUMENT;
+	if ((code = parse_u64(arg, &v)))
+		return code;
+	if (!strcmp(opt, "offset")) {
+		if (v > media)
+			return EXT2_ET_INVALID_ARGUMENT;
+		w->offset = v;
+		w->size = media - v;
+	} else {
+		if (v > media - w->offset)
+			return EXT2_ET_INVALID_ARGUMENT;
+		w->size = v;
+	}
+	return 0;
+}
+
+/*
+ * Bytes [OFF, OFF + LEN) of the window.  What lies past its end reads as
+ * zeroes with EXT2_ET_SHORT_READ, unix_io's answer at a file's end; the
+ * media's own failure (a bad container checksum) is EIO to libext2fs.
+ */
+static errcode_t read_bytes(io_channel ch, uint64_t off, size_t len,
+			    void *data)
+{
+	struct window *w = ch->private_data;
+	size_t part = len;
+	int err;
+
+	if (off >= w->size)
+		part = 0;
+	else if (len > w->size - off)
+		part = (size_t)(w->size - off);
+	if (part && (err = e2map__media_pread(w->md, data, part,
+					      w->offset + off)) < 0)
+		return err == -EBADMSG ? EXT2_ET_BAD_CRC : EIO;
+	w->stats.bytes_read += part;
+	if (part == len)
+		return 0;
+	memset((char *)data + part, 0, len - part);
+	return EXT2_ET_SHORT_READ;
+}
+
+static errcode_t read_blk64(io_channel ch, unsigned long long block,
+			    int count, void *data)
+{
+	size_t len = count < 0 ? (size_t)-(long)count
+			       : (size_t)count * (size_t)ch->block_size;
+
+	if (block > UINT64_MAX / (uint64_t)ch->block_size)
+		return EXT2_ET_LLSEEK_FAILED;
+	return read_bytes(ch, block * (uint64_t)ch->block_size, len, data);
+}
+
+static errcode_t read_blk(io_channel ch, unsigned long block, int count,
+			  void *data)
+{
+	return read_blk64(ch, block, count, data);
+}
+
+static errcode_t write_blk(io_channel ch, unsigned long block, int count,
+			   const void *data)
+{
+	(void)ch, (void)block, (void)count, (void)data;
+	return EROFS;
+}
+
+static errcode_t write_blk64(io_channel ch, unsigned long long block,
+			     int count, const void *data)
+{
+	(void)ch, (void)block, (void)count, (void)data;
+	return EROFS;
+}
+
+static errcode_t write_byte(io_channel ch, unsigned long offset, int count,
+			    const void *data)
+{
+	(void)ch, (void)offset, (void)count, (void)data;
+	return EROFS;
+}
+
+static errcode_t discard(io_channel ch, unsigned long long block,
+			 unsigned long long count)
+{
+	(void)ch, (void)block, (void)count;
+	return EROFS;
+}
+
+static errcode_t flush(io_channel ch)
+{
+	(void)ch;
+	return 0;
+}
+
+static errcode_t get_stats(io_channel ch, io_stats *out)
+{
+	struct window *w = ch->private_data;
+
+	w->stats.num_fields = 2;
+	*out = &w->stats;
+	return 0;
+}
+
+static struct struct_io_manager manager = {
+	.magic = EXT2_ET_MAGIC_IO_MANAGER,
+	.name = "e2map media",
+	.open = open_channel,
+	.close = close_channel,
+	.set_blksize = set_blksize,
+	.read_blk = read_blk,
+	.write_blk = write_blk,
+	.flush = flush,
+	.write_byte = write_byte,
+	.set_option = set_option,
+	.get_stats = get_stats,
+	.read_blk64 = read_blk64,
+	.write_blk64 = write_blk64,
+	.discard = discard,
+	.zeroout = discard,
+};
+
+io_manager e2map__io_manager = &manager;
