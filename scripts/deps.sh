@@ -6,6 +6,9 @@ pkgs="build-essential g++ pkg-config e2fsprogs libext2fs-dev comerr-dev libcrite
 # Whole disks and containers (lib/io_*.c, lib/partition.c), and the tools
 # scripts/mkdisks.sh makes the test disks with.
 pkgs="$pkgs libblkid-dev libewf-dev libvmdk-dev libbfio-dev libvhdi-dev libqcow-dev fdisk gdisk ewf-tools qemu-utils xz-utils"
+# The Sleuth Kit's mactime: tests/test_scan.c holds scan's body file's
+# timeline to the mount's.
+pkgs="$pkgs sleuthkit"
 # scripts/deps.sh bench: also what make bench runs (not the tests, not CI)
 [ "${1:-}" != bench ] || pkgs="$pkgs python3 sleuthkit util-linux"
 missing=""
