@@ -893,7 +893,10 @@ static int rd_flush(struct rd *r)
 	size_t i, j;
 	int err = 0;
 
-	qsort(r->v, r->n, sizeof(*r->v), rd_cmp);
+	/* qsort of no entries (a NULL array) is undefined: a fill may be
+	 * empty (corpus f_uninit_dir). */
+	if (r->n)
+		qsort(r->v, r->n, sizeof(*r->v), rd_cmp);
 	for (i = 0; i < r->n; i = j) {
 		for (j = i + 1; j < r->n && !rd_cmp_key(&r->v[i], &r->v[j]);)
 			j++;

@@ -97,16 +97,17 @@ static int add_written(const struct e2map_run *r, void *payload)
 }
 
 /* What du adds for F: st_blocks * 512, st_size, or the bytes written. */
-static int entry_size(struct du *d, e2map_file_t *f, uint64_t *bytes)
+static int entry_size(struct du *d, e2map_file_t *f,
+		      const struct e2map_stat *st, uint64_t *bytes)
 {
 	uint16_t mode = f->inode->i_mode;
 	struct written w = { f->size, d->m->bs, 0 };
 	int err;
 
 	if (d->size == E2MAP_DU_ALLOCATED)
-		*bytes = e2map__stat_blocks(f) * 512;
+		*bytes = st->blocks * 512;
 	else if (d->size == E2MAP_DU_APPARENT)
-		*bytes = f->size;
+		*bytes = st->size;
 	else if (!LINUX_S_ISREG(mode) && !LINUX_S_ISDIR(mode))
 		*bytes = 0;
 	else if ((err = e2map_walk(f, 0, (f->size + w.bs - 1) / w.bs,
@@ -234,14 +235,22 @@ static int push_dir(struct du *d, e2map_file_t *f, size_t pathlen,
 static int visit(struct du *d, e2map_file_t *f, size_t len, int depth)
 {
 	bool dir = LINUX_S_ISDIR(f->inode->i_mode);
+	struct e2map_stat st;
 	uint64_t bytes = 0;
 	int err;
 
+	/* fts's lstat is the lookup and the getattr, which an encrypted
+	 * symlink's target can fail (corpus f_badsymlinks2). */
+	if ((err = e2map_file_stat(f, &st)) < 0) {
+		e2map_file_close(f);
+		return err == -ENOMEM ? err : report(d, len, depth, false, 0,
+						     err, E2MAP_DU_CANNOT_ACCESS);
+	}
 	/* A file met again through another link adds nothing, shows not. */
 	if (!dir && f->inode->i_links_count > 1 &&
 	    (err = seen_add(d, f->ino)) <= 0)
 		return e2map_file_close(f), err;
-	if ((err = entry_size(d, f, &bytes)) < 0 &&
+	if ((err = entry_size(d, f, &st, &bytes)) < 0 &&
 	    (err = report(d, len, depth, dir, 0, err, E2MAP_DU_READ_ERROR)))
 		return e2map_file_close(f), err;
 	if (dir)
