@@ -4,9 +4,11 @@
 # images (mkimages.sh, mkcorrupt.sh, mkspecial.sh; mkzone.sh, mkhash.sh,
 # mklinear.sh and mkcasefold.sh record their own), then the kernel's answers for every
 # file of every image (record.sh, no caps), kept gzip-compressed as
-# NAME.calls.gz and NAME.golden.gz.  Needs root and loop mounts; a few
-# minutes.  The corpus recordings (testdata/corpus) are made separately:
-# scripts/record.sh CORPUS_IMAGE testdata/corpus with GOLDENS=none.
+# NAME.calls.gz and NAME.golden.gz, and read(2) of every path of every image
+# the kernel mounts (record-read.sh, NAME.read.gz).  Needs root and loop
+# mounts; a few minutes.  The corpus recordings (testdata/corpus) are made
+# separately: scripts/record.sh CORPUS_IMAGE testdata/corpus with
+# GOLDENS=none, and scripts/record-read.sh CORPUS_IMAGE testdata/corpus.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/../testdata}
@@ -24,3 +26,7 @@ done
 "$here/mkhash.sh" "$out"
 "$here/mklinear.sh" "$out"
 "$here/mkcasefold.sh" "$out"
+for img in "$out"/*.img.gz; do
+	"$here/record-read.sh" "$img" "$out" 2>/dev/null ||
+		echo "make-testdata: $(basename "$img"): not mounted, not read" >&2
+done
