@@ -130,9 +130,10 @@ int cmd_check(int argc, char **argv);
 int cmd_du(int argc, char **argv);
 int cmd_fiemap(int argc, char **argv);
 int cmd_filefrag(int argc, char **argv);
+int cmd_scan(int argc, char **argv);
 int cmd_seek(int argc, char **argv);
 extern const struct cmd_spec cat_spec, check_spec, du_spec, fiemap_spec,
-	filefrag_spec, seek_spec;
+	filefrag_spec, scan_spec, seek_spec;
 
 /*
  * parse.c: the one option parser (getopt_long over the command's table).
@@ -235,6 +236,8 @@ int cmd_progress_format(char *buf, size_t size, const struct cmd_progress *p,
  * A value that cannot be built (no memory) fails the document at print.
  */
 json_t *cmd_json_u64(uint64_t v);
+/* Length of the well-formed UTF-8 sequence at S (N > 0 bytes), or 0. */
+size_t cmd_utf8_len(const unsigned char *s, size_t n);
 /* OBJ[KEY] = VALUE (VALUE's reference is taken). */
 void cmd_json_set(json_t *obj, const char *key, json_t *value);
 void cmd_json_append(json_t *array, json_t *value);
@@ -245,6 +248,41 @@ void cmd_json_set_name(json_t *obj, const char *key, const char *name,
 json_t *cmd_json_extent(const struct fiemap_extent *e);
 /* {"errno":N,"name":"ENAME","message":"...","detail":"..."} for -ERR. */
 json_t *cmd_json_error(int err, const char *detail);
+/*
+ * One JSON Lines record written straight into a buffer, then stdout: for
+ * streams of a record per inode, where building jansson documents was
+ * most of the time.  The same text as the documents would give (jansson
+ * writes what needs escaping: names that are not printable ASCII, and
+ * every sub-document given as a json_t).  _begin opens the record, _open
+ * and _close a member object or array (KEY NULL inside an array), _end
+ * closes and writes it: 0, -ENOMEM or -EIO.
+ */
+#define CMD_JL_DEPTH 8
+struct outbuf {
+	char *s;
+	size_t len, cap;
+};
+struct cmd_jline {
+	struct outbuf b;
+	unsigned depth, count[CMD_JL_DEPTH];
+	bool failed;
+};
+void cmd_jl_begin(struct cmd_jline *l);
+void cmd_jl_open(struct cmd_jline *l, const char *key, char bracket);
+void cmd_jl_close(struct cmd_jline *l, char bracket);
+void cmd_jl_i64(struct cmd_jline *l, const char *key, int64_t v);
+/* cmd_json_u64's rule: a decimal string past 2^53-1. */
+void cmd_jl_u64(struct cmd_jline *l, const char *key, uint64_t v);
+/* LITERAL as it is: true, false, null, or a quoted constant. */
+void cmd_jl_const(struct cmd_jline *l, const char *key, const char *literal);
+/* V written by jansson (its reference is taken). */
+void cmd_jl_json(struct cmd_jline *l, const char *key, json_t *v);
+/* An array element {KEY: NAME}, with KEY_hex as cmd_json_set_name. */
+void cmd_jl_name_object(struct cmd_jline *l, const char *key,
+			const char *name, size_t len);
+int cmd_jl_end(struct cmd_jline *l);
+void cmd_jl_free(struct cmd_jline *l);
+
 /* DOC on stdout, one line; releases DOC.  0, -ENOMEM or -EIO. */
 int cmd_json_print(json_t *doc);
 /*
@@ -255,5 +293,25 @@ int cmd_json_print(json_t *doc);
 int cmd_json_stream_begin(json_t *head, const char *key);
 int cmd_json_stream_item(json_t *item, bool first);
 int cmd_json_stream_end(json_t *tail);
+
+/*
+ * scan_out.c: e2map scan's records, one format each.  An item is a record
+ * with its inode's paths (PATH[i], LEN[i] bytes) and the detail of its
+ * error; M answers readlink for body's "NAME -> TARGET".
+ */
+enum scan_format { SCAN_TABLE, SCAN_JSONL, SCAN_CSV, SCAN_BODY };
+struct scan_item {
+	const struct e2map_record *r;
+	const char *const *path;
+	const size_t *len;
+	size_t n;
+	const char *detail;
+};
+/* "regular", "directory", "symlink", "fifo", "socket", "chardev"... */
+const char *scan_type_name(uint32_t mode);
+void scan_print_head(enum scan_format fmt);
+/* 0, or -ENOMEM / -EIO (jsonl). */
+int scan_print_item(enum scan_format fmt, e2map_t *m,
+		    const struct scan_item *it);
 
 #endif /* E2MAP_CMD_H */

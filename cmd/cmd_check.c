@@ -51,17 +51,17 @@ static int print_first(const char *path, size_t len, void *payload)
 	size_t i, from = 0;
 
 	(void)payload;
-	putchar(' ');
+	putchar_unlocked(' ');
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)path[i];
 
 		if (c >= 0x20 && c != 0x7f && c != '\\')
 			continue;
-		fwrite(path + from, 1, i - from, stdout);
+		fwrite_unlocked(path + from, 1, i - from, stdout);
 		printf("\\x%02x", c);
 		from = i + 1;
 	}
-	fwrite(path + from, 1, len - from, stdout);
+	fwrite_unlocked(path + from, 1, len - from, stdout);
 	return 1;
 }
 
@@ -72,21 +72,22 @@ static void print_line(const struct check_run *run,
 	char num[24], *p = num + sizeof(num);
 	uint64_t ino = in->ino;
 
-	/* A line per inode: printf's parsing was most of the printing. */
+	/* A line per inode: printf's parsing was most of the printing, and
+	 * with check's threads started every locked stdio call locks. */
 	*--p = '\0';
 	do {
 		*--p = (char)('0' + ino % 10);
 	} while (ino /= 10);
-	putchar('<');
-	fputs(p, stdout);
-	fputs("> ", stdout);
-	fputs(kind_name(in), stdout);
+	putchar_unlocked('<');
+	fputs_unlocked(p, stdout);
+	fputs_unlocked("> ", stdout);
+	fputs_unlocked(kind_name(in), stdout);
 	if (!in->err)
 		e2map_inode_paths(run->paths, in->ino, print_first, NULL);
 	if (err)
 		printf(": %s (%s)\n", e2map_strerror(err), detail);
 	else
-		fputs(": ok\n", stdout);
+		fputs_unlocked(": ok\n", stdout);
 }
 
 static int add_path(const char *path, size_t len, void *payload)

@@ -53,7 +53,7 @@ void cmd_json_append(json_t *array, json_t *value)
  * (Unicode table 3-7: no overlong forms, no surrogates, nothing above
  * U+10FFFF).
  */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t cmd_utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned char lo = 0x80, hi = 0xbf;
 	size_t len, i;
@@ -95,7 +95,7 @@ static char *replace_invalid(const unsigned char *name, size_t len,
 	if (!out)
 		return NULL;
 	while (i < len) {
-		if ((n = utf8_len(name + i, len - i)) == 0) {
+		if ((n = cmd_utf8_len(name + i, len - i)) == 0) {
 			memcpy(p, "\xef\xbf\xbd", 3);	/* U+FFFD */
 			p += 3;
 			i++;
@@ -159,15 +159,223 @@ json_t *cmd_json_error(int err, const char *detail)
 	return e;
 }
 
+/* A document's text, gathered before one write: json_dumpf writes each
+ * token with its own (locked) fwrite, which was most of a scan's jsonl. */
+static int gather(const char *text, size_t n, void *payload)
+{
+	struct outbuf *b = payload;
+
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = 2 * (b->len + n + 1);
+		char *s = realloc(b->s, cap);
+
+		if (!s)
+			return -1;
+		b->s = s;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, text, n);
+	b->len += n;
+	return 0;
+}
+
+/*
+ * JSON Lines written straight, for streams of a record per inode: the
+ * line is built in one buffer and written once.  What jansson would write
+ * the same way is written here (members in order, integers, constants,
+ * names of printable ASCII); anything else -- a name with a quote, a
+ * control byte or a byte past ASCII, a sub-document -- is written by
+ * jansson itself, so the escaping rules stay jansson's and json.c's.
+ */
+/* Room for N more bytes (and the newline _end adds); NULL on failure. */
+static char *jl_room(struct cmd_jline *l, size_t n)
+{
+	if (l->b.len + n + 1 > l->b.cap) {
+		size_t cap = 2 * (l->b.len + n + 1);
+		char *s = realloc(l->b.s, cap);
+
+		if (!s) {
+			l->failed = true;
+			return NULL;
+		}
+		l->b.s = s;
+		l->b.cap = cap;
+	}
+	return l->b.s + l->b.len;
+}
+
+static void jl_put(struct cmd_jline *l, const char *text, size_t n)
+{
+	char *p = jl_room(l, n);
+
+	if (p) {
+		memcpy(p, text, n);
+		l->b.len += n;
+	}
+}
+
+static void jl_puts(struct cmd_jline *l, const char *text)
+{
+	jl_put(l, text, strlen(text));
+}
+
+/* The comma before a member or element, and "KEY": when KEY is set: a
+ * line has some thirty of them, so they are written byte by byte. */
+static void jl_key(struct cmd_jline *l, const char *key)
+{
+	size_t klen = key ? strlen(key) : 0;
+	char *p = jl_room(l, klen + 4), *start = p;
+
+	if (!p)
+		return;
+	if (l->count[l->depth]++)
+		*p++ = ',';
+	if (key) {
+		*p++ = '"';
+		memcpy(p, key, klen);
+		p += klen;
+		*p++ = '"';
+		*p++ = ':';
+	}
+	l->b.len += (size_t)(p - start);
+}
+
+void cmd_jl_begin(struct cmd_jline *l)
+{
+	l->b.len = 0;
+	l->depth = 0;
+	l->count[0] = 0;
+	l->failed = false;
+	jl_put(l, "{", 1);
+}
+
+void cmd_jl_open(struct cmd_jline *l, const char *key, char bracket)
+{
+	jl_key(l, key);
+	jl_put(l, &bracket, 1);
+	if (l->depth + 1 < CMD_JL_DEPTH)
+		l->count[++l->depth] = 0;
+	else
+		l->failed = true;
+}
+
+void cmd_jl_close(struct cmd_jline *l, char bracket)
+{
+	jl_put(l, &bracket, 1);
+	if (l->depth)
+		l->depth--;
+}
+
+void cmd_jl_i64(struct cmd_jline *l, const char *key, int64_t v)
+{
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v, t = u;
+	size_t n = 1 + (v < 0);
+	char *p;
+
+	while (t /= 10)
+		n++;
+	jl_key(l, key);
+	if (!(p = jl_room(l, n)))
+		return;
+	l->b.len += n;
+	p += n;
+	do {
+		*--p = (char)('0' + u % 10);
+	} while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+}
+
+void cmd_jl_u64(struct cmd_jline *l, const char *key, uint64_t v)
+{
+	char num[24];
+
+	if (v <= JSON_MAX_SAFE) {
+		cmd_jl_i64(l, key, (int64_t)v);
+		return;
+	}
+	/* cmd_json_u64's rule: past 2^53-1, a decimal string. */
+	snprintf(num, sizeof(num), "\"%" PRIu64 "\"", v);
+	jl_key(l, key);
+	jl_puts(l, num);
+}
+
+void cmd_jl_const(struct cmd_jline *l, const char *key, const char *literal)
+{
+	jl_key(l, key);
+	jl_puts(l, literal);
+}
+
+void cmd_jl_json(struct cmd_jline *l, const char *key, json_t *v)
+{
+	jl_key(l, key);
+	if (!v || json_failed ||
+	    json_dump_callback(v, gather, &l->b, JSON_COMPACT |
+			       JSON_ENCODE_ANY) < 0)
+		l->failed = true;
+	json_failed = false;
+	json_decref(v);
+}
+
+static bool plain(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e ||
+		    s[i] == '"' || s[i] == '\\')
+			return false;
+	return true;
+}
+
+void cmd_jl_name_object(struct cmd_jline *l, const char *key,
+			const char *name, size_t len)
+{
+	json_t *o;
+
+	if (plain(name, len)) {
+		jl_key(l, NULL);
+		jl_put(l, "{\"", 2);
+		jl_puts(l, key);
+		jl_put(l, "\":\"", 3);
+		jl_put(l, name, len);
+		jl_put(l, "\"}", 2);
+		return;
+	}
+	o = json_object();
+	cmd_json_set_name(o, key, name, len);
+	cmd_jl_json(l, NULL, o);
+}
+
+int cmd_jl_end(struct cmd_jline *l)
+{
+	jl_put(l, "}", 1);
+	if (l->failed)
+		return -ENOMEM;
+	l->b.s[l->b.len++] = '\n';	/* gather left room for it */
+	return fwrite_unlocked(l->b.s, 1, l->b.len, stdout) == l->b.len ?
+	       0 : -EIO;
+}
+
+void cmd_jl_free(struct cmd_jline *l)
+{
+	free(l->b.s);
+	l->b = (struct outbuf){ 0 };
+}
+
 int cmd_json_print(json_t *doc)
 {
+	static struct outbuf b;
 	int err = 0;
 
+	b.len = 0;
 	if (!doc || json_failed)
 		err = -ENOMEM;
-	else if (json_dumpf(doc, stdout, JSON_COMPACT) < 0 ||
-		 fputc('\n', stdout) == EOF)
-		err = -EIO;
+	else if (json_dump_callback(doc, gather, &b, JSON_COMPACT) < 0)
+		err = -ENOMEM;
+	else {
+		b.s[b.len++] = '\n';	/* gather left room for it */
+		if (fwrite_unlocked(b.s, 1, b.len, stdout) != b.len)
+			err = -EIO;
+	}
 	json_decref(doc);
 	json_failed = false;
 	return err;

@@ -57,6 +57,8 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	  &filefrag_spec },
 	{ "help", run_help, "list the commands, or explain one",
 	  &help_spec },
+	{ "scan", cmd_scan, "one record per inode: stat, bytes, extents, "
+	  "errors", &scan_spec },
 	{ "seek", cmd_seek,
 	  "locate the next data and/or hole as xfs_io -c seek", &seek_spec },
 };

@@ -142,3 +142,42 @@ int e2map_inode_check(e2map_t *m, uint64_t ino, struct e2map_check_stats *st)
 	e2map_file_close(f);
 	return err;
 }
+
+/* e2map_check_all: the whole-image pass (parscan.c) with check's work. */
+static int check_work(e2map_t *h, const struct e2map_inode *in, void *result,
+		      const char **detail)
+{
+	struct e2map_check_stats st;
+	int *err = result;
+
+	*err = in->err ? in->err : e2map_inode_check(h, in->ino, &st);
+	if (*err)
+		*detail = e2map_errmsg(h);
+	return 0;
+}
+
+struct check_hand {
+	e2map_check_cb cb;
+	void *payload;
+};
+
+static int check_hand(e2map_t *m, const struct e2map_inode *in, void *result,
+		      const char *detail, void *payload)
+{
+	const struct check_hand *h = payload;
+	int err = *(int *)result;
+
+	return h->cb(m, in, err, err ? detail : "", h->payload);
+}
+
+int e2map_check_all(e2map_t *m, unsigned threads, e2map_check_cb cb,
+		    void *payload)
+{
+	static const struct e2map__par ops = { sizeof(int), check_work,
+					       check_hand };
+	struct check_hand h = { cb, payload };
+
+	if (!m || !cb)
+		return -EINVAL;
+	return e2map__par_scan(m, threads, &ops, &h);
+}

@@ -334,47 +334,6 @@ static size_t base64url_encode(const unsigned char *in, size_t len, char *out)
 	return n;
 }
 
-static int bad_link(e2map_file_t *f)
-{
-	return e2map__fail(f->m, -EUCLEAN, "inode %u: bad encrypted symlink",
-			   f->ino);
-}
-
-/*
- * fscrypt_get_symlink without the key: DATA (MAX bytes: i_block, or the
- * link's block) holds struct fscrypt_symlink_data, whose ciphertext the
- * kernel hands the path walk as its no-key name (fscrypt_fname_disk_to_usr
- * with a zero hash): a name that resolves, as a rule, to nothing.
- */
-int e2map__crypt_symlink_target(e2map_file_t *f, const unsigned char *data,
-				size_t max, char **target)
-{
-	unsigned char nokey[NOKEY_MAX];
-	size_t len, size;
-	int err;
-
-	*target = NULL;
-	if ((err = get_info(f)) < 0)
-		return err;
-	if (max < 3 || !(len = le16(data)) || len + 2 > max)
-		return bad_link(f);
-	if (len < 16)		/* FSCRYPT_FNAME_MIN_MSG_LEN */
-		return bad_link(f);
-	/* The long form names the tail by its sha256, which libext2fs does
-	 * not export: a 252-byte name that no directory of the image holds
-	 * (an encrypted one is searched by short no-key names only). */
-	if (len > NOKEY_SHA - NOKEY_BYTES)
-		return e2map__fail(f->m, -ENOENT, "inode %u: encrypted symlink "
-				   "target (no key): no such name", f->ino);
-	memset(nokey, 0, NOKEY_BYTES);
-	memcpy(nokey + NOKEY_BYTES, data + 2, len);
-	size = NOKEY_BYTES + len;
-	if (!(*target = calloc(1, NOKEY_MAX_ENCODED + 1)))
-		return -ENOMEM;
-	base64url_encode(nokey, size, *target);
-	return 0;
-}
-
 /*
  * fscrypt_setup_filename without the key: the ciphertext name a no-key
  * name stands for, into DISK (at least NOKEY_MAX bytes); its length, or
@@ -395,4 +354,63 @@ int e2map__crypt_nokey_name(const char *name, unsigned len,
 		return -ENOENT;
 	memcpy(disk, raw + NOKEY_BYTES, (size_t)n - NOKEY_BYTES);
 	return n - NOKEY_BYTES;
+}
+
+/*
+ * fscrypt_get_symlink without the key, on the link's data CADDR (MAX
+ * bytes: i_block, or its block): fscrypt_get_encryption_info(inode,
+ * false) must find a valid, supported policy (-EINVAL), the stored
+ * length must be non-zero and fit (-EUCLEAN); the target is then the
+ * no-key name, base64url of 8 zero bytes (no dirhash) and the ciphertext.
+ * Past 149 bytes of ciphertext the kernel encodes a SHA-256 of the rest,
+ * which e2map does not compute: *TARGET is then NULL, *LEN still right.
+ */
+int e2map__crypt_symlink(e2map_file_t *f, const unsigned char *caddr,
+			 size_t max, char **target, size_t *len)
+{
+	unsigned char ctx[CTX_MAX], raw[NOKEY_MAX];
+	size_t clen, n;
+	int r;
+
+	*target = NULL;
+	*len = 0;
+	if ((r = get_context(f, ctx)) < 0 || !context_ok(ctx, r) ||
+	    !policy_supported(f, ctx))
+		return e2map__fail(f->m, -EINVAL, "inode %u: bad encryption "
+				   "context", f->ino);
+	clen = max >= 3 ? le16(caddr) : 0;
+	/* fscrypt_fname_disk_to_usr: below FSCRYPT_FNAME_MIN_MSG_LEN too. */
+	if (clen < 16 || clen + 2 > max)
+		return e2map__fail(f->m, -EUCLEAN, "inode %u: bad encrypted "
+				   "symlink", f->ino);
+	n = clen <= NOKEY_SHA - NOKEY_BYTES ? NOKEY_BYTES + clen : NOKEY_MAX;
+	*len = (n * 8 + 5) / 6;
+	if (n == NOKEY_MAX)
+		return 0;
+	memset(raw, 0, NOKEY_BYTES);
+	memcpy(raw + NOKEY_BYTES, caddr + 2, clen);
+	if (!(*target = malloc(*len + 1)))
+		return -ENOMEM;
+	base64url_encode(raw, n, *target);
+	(*target)[*len] = '\0';
+	return 0;
+}
+
+/*
+ * The target a path walk follows: the no-key name, which resolves, as a
+ * rule, to nothing; the long form (a SHA-256 e2map does not compute)
+ * names nothing an encrypted directory is searched by.
+ */
+int e2map__crypt_symlink_target(e2map_file_t *f, const unsigned char *data,
+				size_t max, char **target)
+{
+	size_t len;
+	int err;
+
+	if ((err = e2map__crypt_symlink(f, data, max, target, &len)) < 0)
+		return err;
+	if (!*target)
+		return e2map__fail(f->m, -ENOENT, "inode %u: encrypted symlink "
+				   "target (no key): no such name", f->ino);
+	return 0;
 }

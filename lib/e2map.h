@@ -177,7 +177,29 @@ E2MAP_API int64_t e2map_pread(e2map_file_t *f, void *buf, size_t len,
  */
 E2MAP_API int64_t e2map_read(e2map_file_t *f, void *buf, size_t len);
 
-/* What stat(2) on the mounted file would tell the tools. */
+/* A time as statx(2) gives it: seconds since the epoch, nanoseconds. */
+struct e2map_timespec {
+	int64_t sec;
+	uint32_t nsec;
+};
+/* Bits of e2map_stat.mask: what the inode has beyond the fixed fields. */
+#define E2MAP_STAT_CRTIME 0x1	/* crtime is set (statx's STATX_BTIME) */
+/*
+ * What stat(2) (statx(2) for crtime) on the mounted file would tell the
+ * tools, for an inode of any type; the library's one stat record.  As
+ * ext4_iget reads the inode: times are i_Xtime as a signed 32-bit count
+ * of seconds, plus, where i_extra_isize covers i_Xtime_extra, its two
+ * epoch bits (times from 1901 to 2446) and its nanoseconds; a 128-byte
+ * inode (or i_extra_isize 0) has neither, nor crtime.  crtime is there
+ * (E2MAP_STAT_CRTIME) where i_extra_isize covers i_crtime, its
+ * nanoseconds where it covers i_crtime_extra too.  uid and gid join the
+ * high 16 bits (the kernel's default, not -o nouid32).  rdev is set for a
+ * character or block device only, as the kernel decodes i_block (the old
+ * 8:8 form in i_block[0], else the new 12:20 one in i_block[1]), in
+ * glibc's makedev encoding.  An encrypted symlink's size is the length of
+ * its no-key target (fscrypt_symlink_getattr), and its stat fails where
+ * that target does (e2map_readlink_ino).
+ */
 struct e2map_stat {
 	uint64_t ino;
 	uint32_t mode;		/* S_IFMT bits and permissions */
@@ -186,7 +208,14 @@ struct e2map_stat {
 	uint64_t blocks;	/* st_blocks, 512-byte units */
 	uint64_t maxbytes;	/* largest offset lseek accepts on it */
 	uint32_t flags;		/* inode flags as FS_IOC_GETFLAGS shows them */
+	uint32_t nlink;
+	uint32_t uid, gid;
+	uint64_t rdev;
+	struct e2map_timespec atime, mtime, ctime, crtime;
+	uint32_t mask;		/* E2MAP_STAT_* */
 };
+/* stat(2) of an open file: 0, -EINVAL for a NULL handle, or an
+ * encrypted symlink's error (below). */
 E2MAP_API int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st);
 /*
  * stat(2) of PATH, without opening it: the lookup (a final symlink
@@ -195,6 +224,33 @@ E2MAP_API int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st);
  * as e2map_file_open's lookup part.
  */
 E2MAP_API int e2map_stat(e2map_t *m, const char *path, struct e2map_stat *st);
+/*
+ * lstat(2) of PATH: as e2map_stat, but a final symlink is the answer
+ * itself (a trailing slash still follows it, as in the kernel).
+ */
+E2MAP_API int e2map_lstat(e2map_t *m, const char *path,
+			  struct e2map_stat *st);
+/*
+ * stat of inode INO of any type, by number (as a handle reaches it, but
+ * with __ext4_iget's own errno where the kernel's handle lookup would
+ * say -ESTALE): 0 or past the inode count, or an unused inode: -ESTALE;
+ * corrupted -EUCLEAN, a bad checksum -EBADMSG.  Special inodes (<8>)
+ * answer too.
+ */
+E2MAP_API int e2map_stat_ino(e2map_t *m, uint64_t ino, struct e2map_stat *st);
+/*
+ * readlink(2) of symlink INO (by number, as e2map_stat_ino): the target's
+ * first SIZE bytes into BUF (no NUL added), returning the target's
+ * length, which may exceed SIZE.  An encrypted symlink gives what the
+ * kernel gives without the key: the no-key target (base64url of the
+ * ciphertext, fscrypt_get_symlink), -EINVAL for a bad or unsupported
+ * encryption context, -EUCLEAN for a bad stored length; -ENOKEY past 149
+ * bytes of ciphertext, where the kernel encodes a SHA-256 e2map does not
+ * compute.  Not a symlink: -EINVAL (readlink's answer); a slow one
+ * without its block: -EUCLEAN; else e2map_stat_ino's errors.
+ */
+E2MAP_API int64_t e2map_readlink_ino(e2map_t *m, uint64_t ino, char *buf,
+				     size_t size);
 
 /* What statfs(2) on the mount would tell the tools. */
 struct e2map_statfs {
@@ -249,6 +305,65 @@ struct e2map_inode {
 typedef int (*e2map_scan_cb)(e2map_t *m, const struct e2map_inode *in,
 			     void *payload);
 E2MAP_API int e2map_scan(e2map_t *m, e2map_scan_cb cb, void *payload);
+
+/*
+ * One inode's record for a whole-image inventory: stat, and what its
+ * mapping holds, from one cold walk of its whole logical range through
+ * the mapping seek and fiemap use (e2map_walk), then one FIEMAP count
+ * from the cache that walk left (the kernel's warm FIEMAP).  Bytes below
+ * i_size are WRITTEN (data, inline data), UNWRITTEN (preallocated) or
+ * HOLES (neither), the block holding EOF counted up to i_size; PAST_EOF
+ * is what is mapped from the first block boundary at or after i_size on
+ * (fallocate's KEEP_SIZE).  META_BLOCKS are the extent-tree or indirect
+ * blocks under the inode and its xattr block.  EXTENTS is the count on
+ * disk: leaf entries of an extent tree, runs of contiguous blocks of a
+ * block map, 1 for inline data; FIEMAP_EXTENTS what a warm FIEMAP
+ * returns (the extent-status cache's merged runs).  The mapping fields
+ * are those of regular files and directories (E2MAP_REC_MAPPED); other
+ * types have 0 but for the xattr block.
+ * ERR is 0 or the kernel's errno for the inode: its iget's or its stat's
+ * (then ST holds only ino, mode, size and nlink as the inode table has
+ * them, and no E2MAP_REC_STAT), the open's (-ENOKEY for an encrypted
+ * file; the inode is opened by number, so an open by name's check of the
+ * parent's encryption policy, -EPERM, is not made), or the walk's (the
+ * fields then count what was walked before it).
+ */
+#define E2MAP_REC_STAT 0x1	/* ST is the whole stat record */
+#define E2MAP_REC_MAPPED 0x2	/* a regular file or directory, walked */
+#define E2MAP_REC_INLINE 0x4	/* its data lives in the inode */
+#define E2MAP_REC_EA_INODE 0x8	/* holds an xattr value, named by none */
+struct e2map_record {
+	uint64_t ino;
+	struct e2map_stat st;
+	int err;
+	uint32_t flags;		/* E2MAP_REC_* */
+	uint64_t written, unwritten, holes, past_eof;	/* bytes */
+	uint64_t meta_blocks;
+	uint64_t extents, fiemap_extents;
+};
+/*
+ * The record of inode INO (any type; an EA inode read as its parent's
+ * xattr reads it).  Returns 0 with OUT filled, the inode's own trouble in
+ * OUT->err; -ESTALE for a number that names no inode in use (0, past the
+ * count, or free); -EINVAL for a NULL argument; -ENOMEM.
+ */
+E2MAP_API int e2map_inode_record(e2map_t *m, uint64_t ino,
+				 struct e2map_record *out);
+/*
+ * e2map_inode_record for every inode e2map_scan finds in use, in inode
+ * order, streaming: memory does not grow with the inode count.  A group
+ * whose inode table cannot be read is one record with ERR (INO its first
+ * inode, no flags).  The records are made on THREADS workers as
+ * e2map_check_all makes its checks (0: one per CPU; the same records
+ * whatever the count); CB runs in the caller's thread, in inode order,
+ * with DETAIL the reason for R->err ("" when there is none; borrowed for
+ * the call), and may use M.  A non-zero return from CB stops the scan and
+ * is returned; else 0, -EINVAL, -ENOMEM or a worker handle's open error.
+ */
+typedef int (*e2map_record_cb)(const struct e2map_record *r,
+			       const char *detail, void *payload);
+E2MAP_API int e2map_scan_records(e2map_t *m, unsigned threads,
+				 e2map_record_cb cb, void *payload);
 
 /*
  * The path table: every name of every inode (all hard links), built in one
@@ -376,8 +491,8 @@ E2MAP_API int e2map_inode_check(e2map_t *m, uint64_t ino,
  * result ERR (0, or in->err for a group whose inode table failed) and its
  * DETAIL (the checking handle's e2map_errmsg, "" when ERR is 0, borrowed
  * for the call); M is free for CB to use (the workers never touch it).
- * Workers run ahead of CB by at most 4,096 groups and 262,144 results
- * (about 12 MiB), so memory is bounded whatever the inode count.  With one thread, the inodes
+ * Workers run ahead of CB by at most 4,096 groups and 16 MiB of results,
+ * so memory is bounded whatever the inode count.  With one thread, the inodes
  * are checked through M itself.  A non-zero return from CB stops the
  * check and is returned; else 0, -ENOMEM, or a worker handle's open error
  * (e2map_errmsg(M) says more).

@@ -117,7 +117,8 @@ int e2map_file_open(e2map_t *m, const char *path, e2map_file_t **out)
 	return e2map_file_open_flags(m, path, 0, out);
 }
 
-int e2map_stat(e2map_t *m, const char *path, struct e2map_stat *st)
+static int stat_path(e2map_t *m, const char *path, bool follow,
+		     struct e2map_stat *st)
 {
 	e2map_file_t *f;
 	ext2_ino_t ino, parent;
@@ -125,12 +126,76 @@ int e2map_stat(e2map_t *m, const char *path, struct e2map_stat *st)
 
 	if (!m || !path || !st)
 		return -EINVAL;
-	if ((err = lookup_spec(m, path, true, &ino, &parent)) < 0 ||
+	if ((err = lookup_spec(m, path, follow, &ino, &parent)) < 0 ||
 	    (err = e2map__iget(m, ino, !parent, &f)) < 0)
 		return err;
 	err = e2map_file_stat(f, st);
 	e2map_file_close(f);
 	return err;
+}
+
+int e2map_stat(e2map_t *m, const char *path, struct e2map_stat *st)
+{
+	return stat_path(m, path, true, st);
+}
+
+int e2map_lstat(e2map_t *m, const char *path, struct e2map_stat *st)
+{
+	return stat_path(m, path, false, st);
+}
+
+/* The inode by number, any type, with __ext4_iget's own errno. */
+static int iget_ino(e2map_t *m, uint64_t ino, e2map_file_t **f)
+{
+	uint32_t count = m->fs->super->s_inodes_count;
+
+	m->errmsg[0] = '\0';
+	if (ino < 1 || ino > count)
+		return e2map__fail(m, -ESTALE, "no inode %llu: inode numbers "
+				   "run from 1 to %u", (unsigned long long)ino,
+				   count);
+	return e2map__iget(m, (ext2_ino_t)ino, true, f);
+}
+
+int e2map_stat_ino(e2map_t *m, uint64_t ino, struct e2map_stat *st)
+{
+	e2map_file_t *f;
+	int err;
+
+	if (!m || !st)
+		return -EINVAL;
+	if ((err = iget_ino(m, ino, &f)) < 0)
+		return err;
+	err = e2map_file_stat(f, st);
+	e2map_file_close(f);
+	return err;
+}
+
+int64_t e2map_readlink_ino(e2map_t *m, uint64_t ino, char *buf, size_t size)
+{
+	e2map_file_t *f;
+	char *target = NULL;
+	size_t len = 0;
+	int err;
+
+	if (!m || (!buf && size))
+		return -EINVAL;
+	if ((err = iget_ino(m, ino, &f)) < 0)
+		return err;
+	if (!LINUX_S_ISLNK(f->inode->i_mode))
+		err = e2map__fail(m, -EINVAL, "inode %llu is not a symlink",
+				  (unsigned long long)ino);
+	else if ((err = e2map__read_link(f, &target, &len)) == 0 && !target)
+		err = e2map__fail(m, -ENOKEY, "inode %llu: the no-key target "
+				  "of a long encrypted symlink is a hash e2map "
+				  "does not make", (unsigned long long)ino);
+	e2map_file_close(f);
+	if (err < 0)
+		return err;
+	if (size)
+		memcpy(buf, target, len < size ? len : size);
+	free(target);
+	return (int64_t)len;
 }
 
 void e2map_file_close(e2map_file_t *f)
@@ -147,17 +212,33 @@ void e2map_file_close(e2map_file_t *f)
 	free(f);
 }
 
+/*
+ * fscrypt_symlink_getattr: an encrypted symlink's size is that of the
+ * target readlink gives, the no-key one without the key; where that
+ * fails, so does stat.
+ */
+static int encrypted_link_size(e2map_file_t *f, uint64_t *size)
+{
+	char *target;
+	size_t len;
+	int err;
+
+	if (!LINUX_S_ISLNK(f->inode->i_mode) ||
+	    !(f->inode->i_flags & EXT4_ENCRYPT_FL))
+		return 0;
+	if ((err = e2map__read_link(f, &target, &len)) < 0)
+		return err;
+	free(target);
+	*size = len;
+	return 0;
+}
+
 int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	if (!f)
 		return -EINVAL;
-	st->ino = f->ino;
-	st->mode = f->inode->i_mode;
-	st->blksize = f->m->bs;
-	st->size = f->size;
-	st->blocks = e2map__stat_blocks(f);
-	st->maxbytes = f->maxbytes;
+	e2map__inode_stat(f, st);
 	st->flags = f->inode->i_flags & FL_USER_VISIBLE;
-	return 0;
+	return encrypted_link_size(f, &st->size);
 }

@@ -173,6 +173,25 @@ int e2map__inode_raw_flags(e2map_t *m, ext2_ino_t ino, uint32_t *flags)
 	return err;
 }
 
+int e2map__inode_peek(e2map_t *m, ext2_ino_t ino, struct e2map_inode *out)
+{
+	e2map_file_t f = { .m = m, .ino = ino };
+	unsigned char raw[EXT2_GOOD_OLD_INODE_SIZE];
+	int err;
+
+	if ((err = locate(&f)) < 0 ||
+	    (err = e2map__read_part(m, f.inode_pblk, f.inode_off, sizeof(raw),
+				    raw)) < 0)
+		return err;
+	out->ino = ino;
+	out->mode = le16(raw);
+	out->links = le16(raw + 26);
+	out->size = le32(raw + 4) | (uint64_t)le32(raw + 108) << 32;
+	out->err = 0;
+	out->flags = le32(raw + 32);
+	return 0;
+}
+
 int e2map__inode_load(e2map_file_t *f, bool by_number)
 {
 	int err;
@@ -211,4 +230,77 @@ uint64_t e2map__stat_blocks(const e2map_file_t *f)
 	if (f->src == SRC_INLINE && LINUX_S_ISREG(f->inode->i_mode))
 		blocks += (f->size + 511) >> 9;
 	return blocks;
+}
+
+/* EXT4_FITS_IN_INODE: i_extra_isize covers the field at OFF (4 bytes). */
+static bool fits(const e2map_file_t *f, size_t off)
+{
+	unsigned extra = EXT2_INODE_SIZE(f->m->fs->super) >
+			 EXT2_GOOD_OLD_INODE_SIZE ? f->inode->i_extra_isize : 0;
+
+	return off + 4 <= EXT2_GOOD_OLD_INODE_SIZE + extra;
+}
+
+/*
+ * ext4_decode_extra_time: the base is signed; the extra word, where the
+ * inode has it, adds two epoch bits above bit 31 and the nanoseconds.
+ */
+static struct e2map_timespec xtime(const e2map_file_t *f, uint32_t base,
+				   size_t extra_off)
+{
+	struct e2map_timespec ts = { (int32_t)base, 0 };
+	uint32_t extra;
+
+	if (!fits(f, extra_off))
+		return ts;
+	extra = le32(f->raw + extra_off);
+	ts.sec += (int64_t)(extra & 3) << 32;
+	ts.nsec = extra >> 2;
+	return ts;
+}
+
+/* st_rdev of a device (ext4_iget's init_special_inode), glibc's makedev. */
+static uint64_t rdev(const e2map_file_t *f)
+{
+	uint32_t b0 = f->inode->i_block[0], b1 = f->inode->i_block[1];
+	uint64_t major, minor;
+
+	if (!LINUX_S_ISCHR(f->inode->i_mode) && !LINUX_S_ISBLK(f->inode->i_mode))
+		return 0;
+	if (b0) {		/* old_decode_dev: 8 bits each, of a u16 */
+		major = (b0 >> 8) & 0xff;
+		minor = b0 & 0xff;
+	} else {		/* new_decode_dev */
+		major = (b1 & 0xfff00) >> 8;
+		minor = (b1 & 0xff) | ((b1 >> 12) & 0xfff00);
+	}
+	return (major & 0xfff) << 8 | (major & ~0xfffULL) << 32 |
+	       (minor & 0xff) | (minor & ~0xffULL) << 12;
+}
+
+#define OFF(field) offsetof(struct ext2_inode_large, field)
+
+void e2map__inode_stat(const e2map_file_t *f, struct e2map_stat *st)
+{
+	const struct ext2_inode_large *in = f->inode;
+
+	st->ino = f->ino;
+	st->mode = in->i_mode;
+	st->blksize = f->m->bs;
+	st->size = f->size;
+	st->blocks = e2map__stat_blocks(f);
+	st->maxbytes = f->maxbytes;
+	st->nlink = in->i_links_count;
+	st->uid = in->i_uid | (uint32_t)in->osd2.linux2.l_i_uid_high << 16;
+	st->gid = in->i_gid | (uint32_t)in->osd2.linux2.l_i_gid_high << 16;
+	st->rdev = rdev(f);
+	st->atime = xtime(f, in->i_atime, OFF(i_atime_extra));
+	st->mtime = xtime(f, in->i_mtime, OFF(i_mtime_extra));
+	st->ctime = xtime(f, in->i_ctime, OFF(i_ctime_extra));
+	st->crtime = (struct e2map_timespec){ 0, 0 };
+	st->mask = 0;
+	if (fits(f, OFF(i_crtime))) {
+		st->crtime = xtime(f, in->i_crtime, OFF(i_crtime_extra));
+		st->mask |= E2MAP_STAT_CRTIME;
+	}
 }

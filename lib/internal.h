@@ -132,7 +132,8 @@ int e2map__parse_options(const char *options, struct e2map_options *o);
  * (map.c over escache.c, extent.c, blockmap.c, inline.c); directories
  * (dirent.c, dcache.c) and path lookup (lookup.c, crypt.c); the file
  * handle (file.c); and what answers through it (seek.c, fiemap.c, read.c,
- * check.c, scan.c, paths.c; checkall.c, check on several threads).
+ * check.c, scan.c, paths.c, du.c, record.c; parscan.c, a whole-image
+ * pass on several threads).
  */
 
 /* image.c */
@@ -174,7 +175,11 @@ uint32_t e2map__crc32c(uint32_t crc, const void *buf, size_t len);
 uint64_t e2map__inode_blocks(const e2map_file_t *f);
 uint64_t e2map__stat_blocks(const e2map_file_t *f);
 int e2map__inode_load(e2map_file_t *f, bool by_number);
+/* stat(2)'s fields from the loaded inode, as ext4_iget decodes them. */
+void e2map__inode_stat(const e2map_file_t *f, struct e2map_stat *st);
 size_t e2map__raw_size(const e2map_t *m);	/* bytes of an inode's raw copy */
+/* INO as e2map_scan sees it in its inode table, before any check. */
+int e2map__inode_peek(e2map_t *m, ext2_ino_t ino, struct e2map_inode *out);
 /* i_flags of INO as its inode table holds them, before any check. */
 int e2map__inode_raw_flags(e2map_t *m, ext2_ino_t ino, uint32_t *flags);
 
@@ -198,6 +203,10 @@ bool e2map__crypt_permitted(e2map_file_t *parent, e2map_file_t *child);
 int e2map__crypt_open(e2map_file_t *f, e2map_file_t *parent);
 int e2map__crypt_nokey_name(const char *name, unsigned len,
 			    unsigned char *disk);
+/* The no-key target of encrypted symlink F from its data (MAX bytes);
+ * *TARGET NULL (but *LEN set) where the kernel would hash it. */
+int e2map__crypt_symlink(e2map_file_t *f, const unsigned char *caddr,
+			 size_t max, char **target, size_t *len);
 /* An encrypted symlink's target as the kernel follows it without the
  * key (its no-key name), from DATA of MAX bytes; malloc'd. */
 int e2map__crypt_symlink_target(e2map_file_t *f, const unsigned char *data,
@@ -217,6 +226,23 @@ bool e2map__unmapped(const e2map_file_t *f);
  */
 int e2map__scan_group(e2map_t *m, dgrp_t g, unsigned char *buf,
 		      e2map_scan_cb cb, void *payload);
+
+/*
+ * parscan.c: WORK on every inode e2map_scan visits, on THREADS workers
+ * (0: one per CPU), each through its own handle H on M's image; HAND in
+ * the caller's thread, in inode order, with the RESULT (SIZE bytes, as
+ * WORK left it) and the DETAIL WORK pointed at (copied; NULL: none).  A
+ * negative WORK or non-zero HAND return stops the pass and is returned.
+ */
+struct e2map__par {
+	size_t size;
+	int (*work)(e2map_t *h, const struct e2map_inode *in, void *result,
+		    const char **detail);
+	int (*hand)(e2map_t *m, const struct e2map_inode *in, void *result,
+		    const char *detail, void *payload);
+};
+int e2map__par_scan(e2map_t *m, unsigned threads, const struct e2map__par *ops,
+		    void *payload);
 
 /* escache.c */
 bool e2map__es_lookup(struct escache *c, uint32_t lblk,
@@ -306,5 +332,12 @@ void e2map__dcache_free(e2map_t *m);
  */
 int e2map__lookup(e2map_t *m, const char *path, bool follow, ext2_ino_t *ino,
 		  ext2_ino_t *parent);
+/*
+ * lookup.c: readlink(2) of symlink F, malloc'd and NUL-terminated, its
+ * length in *LEN (ext4_get_link: at most a block less one byte); for an
+ * encrypted one the no-key target (e2map__crypt_symlink), *TARGET NULL
+ * where e2map does not make it.
+ */
+int e2map__read_link(e2map_file_t *f, char **target, size_t *len);
 
 #endif /* E2MAP_INTERNAL_H */

@@ -240,6 +240,31 @@ static int read_link(e2map_file_t *f, char **target)
 	return 0;
 }
 
+/* ext4_encrypted_get_link: i_block for a fast symlink, else block 0. */
+static int read_link_nokey(e2map_file_t *f, char **target, size_t *len)
+{
+	int err;
+
+	if (e2map__fast_symlink(f))
+		return e2map__crypt_symlink(f, (const unsigned char *)
+					    f->inode->i_block, 60, target, len);
+	if ((err = link_block(f)) < 0)
+		return err;
+	return e2map__crypt_symlink(f, f->buf, f->m->bs, target, len);
+}
+
+/* readlink_copy's length: the target up to its first NUL. */
+int e2map__read_link(e2map_file_t *f, char **target, size_t *len)
+{
+	int err;
+
+	if (f->inode->i_flags & EXT4_ENCRYPT_FL)
+		return read_link_nokey(f, target, len);
+	err = read_link(f, target);
+	*len = err < 0 ? 0 : strlen(*target);
+	return err;
+}
+
 static int walk_path(struct walk *w, const char *path, bool want_dir,
 		     ext2_ino_t *ino);
 

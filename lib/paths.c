@@ -112,9 +112,11 @@ static int on_entry(uint32_t ino, const struct e2map_name *n, void *payload)
 }
 
 /*
- * The blocks of directory F below i_size, mapped run by run: holes and
- * unwritten runs hold no names, a block failing its checksum is skipped
- * (ext4_readdir), a mapping or read error ends the directory.
+ * The blocks of directory F below i_size, mapped run by run: holes hold
+ * no names; an unwritten run is read as it lies, as ext4_readdir reads
+ * it (corpus f_uninit_dir: the mount lists the names there); a block
+ * failing its checksum is skipped; a mapping or read error ends the
+ * directory.
  */
 static int walk_blocks(e2map_file_t *f, struct walk *w)
 {
@@ -130,7 +132,7 @@ static int walk_blocks(e2map_file_t *f, struct walk *w)
 		if (e2map__map_blocks(f, (uint32_t)lblk, left > INT32_MAX ?
 				      INT32_MAX : (uint32_t)left, &r) < 0)
 			return 0;
-		for (uint32_t i = 0; r.kind == E2MAP_RUN_DATA && i < r.len; i++) {
+		for (uint32_t i = 0; r.kind != E2MAP_RUN_HOLE && i < r.len; i++) {
 			if (e2map__read_block(f->m, r.pblk + i, f->buf) < 0)
 				return 0;
 			err = e2map__dirblock_iterate(f, (uint32_t)lblk + i,

@@ -3,8 +3,9 @@
 # Live differential run against the kernel: N random images (default 50),
 # each built by mkfs and filled with real operations through a rw mount, then
 # recorded from the kernel (scripts/record.sh: probe --kernel-remount and the
-# xfs_io/filefrag goldens) and replayed through libe2map (probe --image) and
-# the CLI ($E2MAP).  Needs root and loop mounts; skips cleanly without them.
+# xfs_io/filefrag goldens; scripts/record-scan.sh: what scan must report)
+# and replayed through libe2map (probe --image, probe --scan) and the CLI
+# ($E2MAP).  Needs root and loop mounts; skips cleanly without them.
 #
 #   scripts/check-kernel.sh [N]
 #
@@ -42,6 +43,13 @@ goldens=1
 if [ ! -x "$e2map" ]; then
 	echo "check-kernel: warning: no CLI at $e2map: goldens not compared" >&2
 	goldens=0
+fi
+
+# The scan recorder is Python (scripts/scan-kernel.py).
+scans=1
+if ! command -v python3 >/dev/null; then
+	echo "check-kernel: warning: no python3: scan records not compared" >&2
+	scans=0
 fi
 
 mkdir -p "$work"
@@ -137,6 +145,7 @@ failed=0
 total_calls=0
 total_opens=0
 total_golden=0
+total_scan=0
 for ((i = 1; i <= n; i++)); do
 	d=$work/$i
 	mkdir -p "$d/mnt"
@@ -179,18 +188,30 @@ for ((i = 1; i <= n; i++)); do
 		--e2map "$e2map" > "$d/golden.diff" 2>&1; then
 		bad=1
 	fi
+	# scan's records: st_blocks holds clusters' slack on bigalloc.
+	nometa=()
+	case $fsdesc in *bigalloc*) nometa=(--no-meta) ;; esac
+	if [ $scans = 1 ] && { ! "$here/record-scan.sh" "$img" "$d" \
+		2>"$d/record-scan.log" ||
+	   ! "$probe" --scan "$d/img$i.scan" --image "$img" "${nometa[@]}" \
+		> "$d/scan.diff" 2>&1; }; then
+		bad=1
+	fi
+	nscan=$( (zcat "$d/img$i.scan.gz" 2>/dev/null || true) | grep -c '^I')
+	total_scan=$((total_scan + nscan))
 	if [ $bad = 0 ]; then
 		passed=$((passed + 1))
-		echo "image $i: ok ($fsdesc; $ncalls calls, $nopens fresh mounts, $ngold CLI outputs)"
+		echo "image $i: ok ($fsdesc; $ncalls calls, $nopens fresh mounts, $ngold CLI outputs, $nscan scan records)"
 		[ "${KEEP:-0}" = 1 ] || rm -rf "$d"
 	else
 		failed=$((failed + 1))
 		echo "image $i: FAIL ($fsdesc): $d"
 		[ -s "$d/calls.diff" ] && grep -m 6 '^[-+][^-+]' "$d/calls.diff" | sed 's/^/    /'
 		[ -s "$d/golden.diff" ] && head -n 6 "$d/golden.diff" | sed 's/^/    /'
+		[ -s "$d/scan.diff" ] && head -n 6 "$d/scan.diff" | sed 's/^/    /'
 	fi
 done
 rmdir "$work" 2>/dev/null || true
-echo "compared: $total_calls calls on $total_opens fresh mounts, $total_golden CLI outputs"
+echo "compared: $total_calls calls on $total_opens fresh mounts, $total_golden CLI outputs, $total_scan scan records"
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

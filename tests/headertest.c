@@ -24,6 +24,8 @@ int main(void)
 	struct e2map_stat st;
 	struct e2map_statfs sfs;
 	struct e2map_check_stats cs;
+	struct e2map_record rec;
+	char link[8];
 	e2map_run_cb run_cb = on_run;
 	e2map_scan_cb scan_cb = on_inode;
 	int err = e2map_open("x", 0, &m);
@@ -43,6 +45,11 @@ int main(void)
 		e2map_statfs(m, &sfs);
 		e2map_scan(m, scan_cb, 0);
 		e2map_blocks_read(m);
+		e2map_lstat(m, "/x", &st);
+		e2map_stat_ino(m, 2, &st);
+		(void)e2map_readlink_ino(m, 12, link, sizeof(link));
+		e2map_inode_record(m, 2, &rec);
+		(void)(st.mask & E2MAP_STAT_CRTIME);
 	}
 	(void)e2map_strerror(err);
 	(void)e2map_errmsg(m);

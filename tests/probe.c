@@ -12,6 +12,9 @@
  *   probe --golden FILE.golden --image IMG --e2map BINARY
  *   probe --fresh IMG MNTDIR FSTYPE DATA CMD [ARG...]
  *   probe --fresh-at IMG MNTDIR FSTYPE DATA PATH CMD [ARG...]
+ *   probe --scan FILE.scan --image IMG [--no-meta]
+ *                               (scan records against the kernel's, with
+ *                               scan_cmp.c; --no-meta: bigalloc, ea_inode)
  *
  * --replay and --golden compare and print the differences; exit 1 when
  * any.  --kernel-remount mounts through mount(2) (a read-only autoclear
@@ -25,8 +28,10 @@
  * failing there would not fail the same way from the host's root.
  */
 #include "calls.h"
+#include "scan_cmp.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +48,8 @@ static void usage(void)
 		"       probe --golden FILE.golden --image IMG --e2map BIN\n"
 		"       probe --fresh IMG MNTDIR FSTYPE DATA CMD [ARG...]\n"
 		"       probe --fresh-at IMG MNTDIR FSTYPE DATA PATH CMD "
-		"[ARG...]\n");
+		"[ARG...]\n"
+		"       probe --scan FILE.scan --image IMG [--no-meta]\n");
 	exit(2);
 }
 
@@ -111,6 +117,29 @@ static int golden(const char *file, const char *image, const char *e2map)
 	return r == 0 ? 0 : 1;
 }
 
+/* --scan: the differences from the kernel's recording, 1 when any. */
+static int scan(const char *file, const char *image, bool meta)
+{
+	struct scan_diffs d = { file, stdout, 0, 20 };
+	struct scan_kernel k;
+	e2map_t *m;
+	int err;
+
+	if (scan_kernel_load(file, &k) < 0) {
+		fprintf(stderr, "probe: %s: cannot read it\n", file);
+		return 2;
+	}
+	if ((err = e2map_open(image, NULL, &m)) < 0) {
+		fprintf(stderr, "probe: %s: %s\n", image, e2map_strerror(err));
+		scan_kernel_free(&k);
+		return 2;
+	}
+	scan_compare(m, &k, meta, &d);
+	e2map_close(m);
+	scan_kernel_free(&k);
+	return d.n ? 1 : 0;
+}
+
 /* --fresh, --fresh-at: A is IMG MNTDIR FSTYPE DATA. */
 static int fresh(char **a, const char *path, char **cmd)
 {
@@ -141,6 +170,9 @@ int main(int argc, char **argv)
 		return fresh(argv + 2, NULL, argv + 6);
 	if (argc >= 8 && strcmp(argv[1], "--fresh-at") == 0)
 		return fresh(argv + 2, argv[6], argv + 7);
+	if ((argc == 5 || (argc == 6 && !strcmp(argv[5], "--no-meta"))) &&
+	    !strcmp(argv[1], "--scan") && !strcmp(argv[3], "--image"))
+		return scan(argv[2], argv[4], argc == 5);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 

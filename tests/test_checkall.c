@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * e2map_check_all on several threads answers exactly what one thread
- * answers: the same inodes, in the same order, with the same errno and
- * detail, on the kernel-made testdata images with faults and on every
- * image of the e2fsprogs corpus; a callback's stop is returned.
+ * e2map_check_all and e2map_scan_records on several threads answer
+ * exactly what one thread answers: the same inodes, in the same order,
+ * with the same errno, detail and record, on the kernel-made testdata
+ * images with faults and on every image of the e2fsprogs corpus; a
+ * callback's stop is returned.
  */
 #include <criterion/criterion.h>
 
@@ -60,7 +61,35 @@ static int note_serial(e2map_t *m, const struct e2map_inode *in, void *payload)
 	return note(m, in, err, err ? e2map_errmsg(m) : "", payload);
 }
 
-static char *transcript_of(const char *img, int threads, int *status)
+/* Every field of a scan record, and its detail. */
+static int note_record(const struct e2map_record *r, const char *detail,
+		       void *payload)
+{
+	const struct e2map_stat *st = &r->st;
+	char line[768];
+
+	snprintf(line, sizeof(line), "%llu %d %x %o %u %u %u %llu %llu %llu "
+		 "%lld.%u %lld.%u %lld.%u %lld.%u %x | %llu %llu %llu %llu "
+		 "%llu %llu %llu %s\n", (unsigned long long)r->ino, r->err,
+		 r->flags, st->mode, st->nlink, st->uid, st->gid,
+		 (unsigned long long)st->size, (unsigned long long)st->blocks,
+		 (unsigned long long)st->rdev, (long long)st->atime.sec,
+		 st->atime.nsec, (long long)st->mtime.sec, st->mtime.nsec,
+		 (long long)st->ctime.sec, st->ctime.nsec,
+		 (long long)st->crtime.sec, st->crtime.nsec, st->mask,
+		 (unsigned long long)r->written,
+		 (unsigned long long)r->unwritten,
+		 (unsigned long long)r->holes, (unsigned long long)r->past_eof,
+		 (unsigned long long)r->meta_blocks,
+		 (unsigned long long)r->extents,
+		 (unsigned long long)r->fiemap_extents, detail);
+	say(payload, line);
+	return 0;
+}
+
+/* MODE 'c': check; 'r': scan records.  THREADS < 0: the plain way. */
+static char *transcript_of(const char *img, char mode, int threads,
+			   int *status)
 {
 	struct transcript t = { 0 };
 	e2map_t *m;
@@ -69,27 +98,34 @@ static char *transcript_of(const char *img, int threads, int *status)
 	*status = e2map_open(img, NULL, &m);
 	if (*status < 0)
 		return t.text;
-	*status = threads < 0 ? e2map_scan(m, note_serial, &t)
-			      : e2map_check_all(m, (unsigned)threads, note, &t);
+	if (mode == 'r')
+		*status = e2map_scan_records(m, threads < 0 ? 1 :
+					     (unsigned)threads, note_record, &t);
+	else
+		*status = threads < 0 ? e2map_scan(m, note_serial, &t)
+				      : e2map_check_all(m, (unsigned)threads,
+							note, &t);
 	e2map_close(m);
 	return t.text;
 }
 
 static void same_answers(const char *img, const char *name)
 {
-	int s0, s;
-	char *want = transcript_of(img, -1, &s0);
+	for (const char *mode = "cr"; *mode; mode++) {
+		int s0, s;
+		char *want = transcript_of(img, *mode, -1, &s0);
 
-	for (int threads = 1; threads <= 5; threads += 2) {
-		char *got = transcript_of(img, threads, &s);
+		for (int threads = 1; threads <= 5; threads += 2) {
+			char *got = transcript_of(img, *mode, threads, &s);
 
-		cr_expect_eq(s, s0, "%s, %d threads: status %d, not %d", name,
-			     threads, s, s0);
-		cr_expect_str_eq(got, want, "%s, %d threads differ", name,
-				 threads);
-		free(got);
+			cr_expect_eq(s, s0, "%s, %c, %d threads: status %d, "
+				     "not %d", name, *mode, threads, s, s0);
+			cr_expect_str_eq(got, want, "%s, %c, %d threads differ",
+					 name, *mode, threads);
+			free(got);
+		}
+		free(want);
 	}
-	free(want);
 }
 
 Test(checkall, threads_answer_as_one_on_faulty_testdata)

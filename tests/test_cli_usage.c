@@ -614,6 +614,36 @@ Test(cli, du_usage_errors)
 	cr_assert(strstr(r.out, "--written"));
 }
 
+Test(cli, scan_usage_errors)
+{
+	struct run r;
+
+	run(&r, (const char *[]){ "scan", "-Z", "x.img", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "e2map: scan: invalid option or missing "
+			 "argument: '-Z'\nusage: e2map scan "), "%s", r.err);
+	run(&r, (const char *[]){ "scan", "--format", "xml", "x.img", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "e2map: scan: invalid --format 'xml': not one "
+			 "of table, jsonl, csv, body"), "%s", r.err);
+	run(&r, (const char *[]){ "scan", "--top", "x", "x.img", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert_str_eq(r.err, "e2map: scan: invalid count 'x'\n");
+	run(&r, (const char *[]){ "scan", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "usage: e2map scan "));
+	run(&r, (const char *[]){ "scan", "a.img", "/", "extra", NULL });
+	cr_assert_eq(r.status, 2);
+	run(&r, (const char *[]){ "scan", "/nonexistent.img", NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, "e2map: scan: /nonexistent.img: "), "%s",
+		  r.err);
+	cr_assert_str_empty(r.out);
+	run(&r, (const char *[]){ "help", "scan", NULL });
+	cr_assert_eq(r.status, 0);
+	cr_assert(strstr(r.out, "--format") && strstr(r.out, "mactime"));
+}
+
 Test(cli, cat_needs_a_path)
 {
 	struct run r;

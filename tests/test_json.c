@@ -7,7 +7,8 @@
  * The values are the kernel's: each `seek -a -r`, `fiemap -v` and
  * `filefrag -v` entry of testdata/NAME.golden (what xfs_io and filefrag
  * printed on the mount) is run again with --json and compared, and check's
- * paths are testdata/NAME.paths (find on the mount).
+ * paths are testdata/NAME.paths (find on the mount); scan's records are
+ * testdata/NAME.scan (lstat and FIEMAP on the mount).
  */
 #include <criterion/criterion.h>
 
@@ -23,11 +24,12 @@
 #include "calls.h"
 #include "cli_run.h"
 #include "fixture.h"
+#include "scan_rec.h"
 
 #define MAX_SAFE 9007199254740991ULL	/* 2^53 - 1 */
 
 enum kind { K_UINT, K_UINT_OR_NULL, K_STRING, K_NAME, K_BOOL, K_OBJECT,
-	    K_ARRAY };
+	    K_ARRAY, K_INT, K_OBJECT_OR_NULL };
 
 /* One member of an object: for K_ARRAY, SUB describes object elements,
  * else the elements are strings; for K_OBJECT, SUB is its members. */
@@ -124,6 +126,69 @@ static const struct field check_schema[] = {
 	{ "inodes_checked", K_UINT, false, NULL },
 	{ "errors", K_UINT, false, NULL },
 	{ "scan_error", K_OBJECT, true, error_schema },
+	{ NULL, 0, false, NULL },
+};
+
+static const struct field scan_time[] = {
+	{ "sec", K_INT, false, NULL },
+	{ "nsec", K_UINT, false, NULL },
+	{ NULL, 0, false, NULL },
+};
+
+static const struct field scan_record[] = {
+	{ "ino", K_UINT, false, NULL },
+	{ "paths", K_ARRAY, false, check_path },
+	{ "type", K_STRING, false, NULL },
+	{ "mode", K_UINT, false, NULL },
+	{ "nlink", K_UINT, false, NULL },
+	{ "uid", K_UINT, false, NULL },
+	{ "gid", K_UINT, false, NULL },
+	{ "rdev", K_UINT, false, NULL },
+	{ "size", K_UINT, false, NULL },
+	{ "blocks", K_UINT, false, NULL },
+	{ "atime", K_OBJECT_OR_NULL, false, scan_time },
+	{ "mtime", K_OBJECT_OR_NULL, false, scan_time },
+	{ "ctime", K_OBJECT_OR_NULL, false, scan_time },
+	{ "crtime", K_OBJECT_OR_NULL, false, scan_time },
+	{ "written", K_UINT, false, NULL },
+	{ "unwritten", K_UINT, false, NULL },
+	{ "holes", K_UINT, false, NULL },
+	{ "past_eof", K_UINT, false, NULL },
+	{ "meta_blocks", K_UINT, false, NULL },
+	{ "extents", K_UINT, false, NULL },
+	{ "fiemap_extents", K_UINT, false, NULL },
+	{ "inline", K_BOOL, false, NULL },
+	{ "ea_inode", K_BOOL, false, NULL },
+	{ "error", K_OBJECT_OR_NULL, false, error_schema },
+	{ NULL, 0, false, NULL },
+};
+
+static const struct field scan_fragmented[] = {
+	{ "ino", K_UINT, false, NULL },
+	{ "path", K_NAME, true, NULL },
+	{ "fiemap_extents", K_UINT, false, NULL },
+	{ "extents", K_UINT, false, NULL },
+	{ NULL, 0, false, NULL },
+};
+
+static const struct field scan_totals[] = {
+	{ "inodes", K_UINT, false, NULL },
+	{ "errors", K_UINT, false, NULL },
+	{ "regular_files", K_UINT, false, NULL },
+	{ "apparent_bytes", K_UINT, false, NULL },
+	{ "written_bytes", K_UINT, false, NULL },
+	{ "unwritten_bytes", K_UINT, false, NULL },
+	{ "hole_bytes", K_UINT, false, NULL },
+	{ "past_eof_bytes", K_UINT, false, NULL },
+	{ "allocated_bytes", K_UINT, false, NULL },
+	{ "naive_copy_bytes", K_UINT, false, NULL },
+	{ "sparse_copy_bytes", K_UINT, false, NULL },
+	{ "most_fragmented", K_ARRAY, false, scan_fragmented },
+	{ NULL, 0, false, NULL },
+};
+
+static const struct field scan_summary[] = {
+	{ "summary", K_OBJECT, false, scan_totals },
 	{ NULL, 0, false, NULL },
 };
 
@@ -272,6 +337,11 @@ static void validate_member(const json_t *obj, const struct field *f,
 	case K_STRING: cr_assert(json_is_string(v), "%s.%s", where, f->key); break;
 	case K_NAME: free(name_value(obj, f->key, &len)); break;
 	case K_BOOL: cr_assert(json_is_boolean(v), "%s.%s", where, f->key); break;
+	case K_INT: cr_assert(json_is_integer(v), "%s.%s", where, f->key); break;
+	case K_OBJECT_OR_NULL:
+		if (json_is_null(v))
+			break;
+		/* fall through */
 	case K_OBJECT: validate(v, f->sub, f->key); break;
 	case K_ARRAY:
 		cr_assert(json_is_array(v), "%s.%s not an array", where, f->key);
@@ -671,4 +741,112 @@ Test(json, check_corrupt_image)
 Test(json, check_ea_inode_image)
 {
 	check_json("ext4-ea_inode", 0);
+}
+
+/* ---- scan --format jsonl: a document a line, against the mount ---- */
+
+static json_t *parse_line(const char *s, size_t len,
+			  const struct field *schema)
+{
+	json_error_t jerr;
+	json_t *doc = json_loadb(s, len, 0, &jerr);
+
+	cr_assert(doc, "invalid JSON (%s at %d): %.*s", jerr.text,
+		  jerr.position, (int)len, s);
+	validate(doc, schema, "line");
+	return doc;
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One record against the kernel's lstat and FIEMAP of its inode. */
+static void compare_scan_record(const char *name, const json_t *o,
+				const struct scan_kinode *k)
+{
+	const json_t *paths = json_object_get(o, "paths"), *p;
+	char **got = calloc(json_array_size(paths) + 1, sizeof(char *));
+	size_t i, len;
+
+	cr_expect_eq(get_u(o, "size"), k->st.size, "%s: <%llu>", name,
+		     (unsigned long long)k->ino);
+	cr_expect_eq(get_u(o, "mode"), k->st.mode);
+	if (k->has_map) {
+		cr_expect_eq(get_u(o, "written"), k->map.written);
+		cr_expect_eq(get_u(o, "unwritten"), k->map.unwritten);
+		cr_expect_eq(get_u(o, "past_eof"), k->map.past_eof);
+		cr_expect_eq(get_u(o, "fiemap_extents"), k->map.warm);
+	}
+	json_array_foreach(paths, i, p)
+		got[i] = name_value(p, "path", &len);
+	qsort(got, json_array_size(paths), sizeof(*got), cmp_cstr);
+	cr_expect_eq(json_array_size(paths), k->npaths, "%s: <%llu> paths",
+		     name, (unsigned long long)k->ino);
+	for (i = 0; i < json_array_size(paths) && i < k->npaths; i++)
+		cr_expect_str_eq(got[i], k->paths[i]);
+	for (i = 0; i < json_array_size(paths); i++)
+		free(got[i]);
+	free(got);
+}
+
+static void scan_jsonl(const char *name, int want_status)
+{
+	const char *args[] = { "scan", "--format", "jsonl", "-q", NULL, NULL };
+	size_t records = 0, errors = 0, compared = 0;
+	struct scan_kernel k;
+	struct cli_out r;
+	char file[4096];
+	const char *at, *nl;
+	json_t *doc;
+
+	if (!getenv("E2MAP"))
+		cr_skip_test("E2MAP is not set (run through make check)");
+	snprintf(file, sizeof(file), "%s/%s.scan", fixture_testdata(), name);
+	cr_assert_eq(scan_kernel_load(file, &k), 0, "no %s(.gz)", file);
+	img = fixture_image(name);
+	cr_assert(img);
+	args[4] = img;
+	cr_assert_eq(cli_run(args, &r), 0);
+	cr_expect_eq(r.status, want_status, "%s: %s", name, r.err);
+	for (at = r.out; (nl = memchr(at, '\n', r.out + r.out_len - at));
+	     at = nl + 1) {
+		const struct scan_kinode *ki;
+
+		if (nl + 1 == r.out + r.out_len)
+			break;		/* the summary */
+		doc = parse_line(at, (size_t)(nl - at), scan_record);
+		records++;
+		errors += !json_is_null(json_object_get(doc, "error"));
+		if ((ki = scan_kernel_find(&k, get_u(doc, "ino"))) &&
+		    json_is_null(json_object_get(doc, "error"))) {
+			compare_scan_record(name, doc, ki);
+			compared++;
+		}
+		json_decref(doc);
+	}
+	doc = parse_line(at, (size_t)(r.out + r.out_len - at), scan_summary);
+	cr_expect_eq(get_u(json_object_get(doc, "summary"), "inodes"), records);
+	cr_expect_eq(get_u(json_object_get(doc, "summary"), "errors"), errors);
+	cr_expect_gt(compared, 0);
+	json_decref(doc);
+	cli_out_free(&r);
+	scan_kernel_free(&k);
+}
+
+/* Names that are not UTF-8, hard links: through path and path_hex. */
+Test(json, scan_names_image_matches_the_mount)
+{
+	scan_jsonl("ext4-names", 0);
+}
+
+Test(json, scan_corrupt_image)
+{
+	scan_jsonl("corrupt-4k", 1);
+}
+
+Test(json, scan_inline_image)
+{
+	scan_jsonl("ext4-inline", 0);
 }

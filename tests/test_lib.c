@@ -516,3 +516,54 @@ Test(special, sockets_and_devices_do_not_open)
 	cr_expect(S_ISBLK(st.mode));
 	e2map_close(m);
 }
+
+/* lstat, stat by number and readlink, with their errno contracts. */
+Test(open_errors, lstat_stat_ino_readlink)
+{
+	e2map_t *m = open_ok(img, NULL);
+	struct e2map_stat st;
+	char buf[64];
+
+	cr_expect_eq(e2map_lstat(m, "/notes-link", &st), 0);
+	cr_expect(S_ISLNK(st.mode) && st.ino == 20 && st.size == 14);
+	cr_expect_eq(e2map_stat(m, "/notes-link", &st), 0);
+	cr_expect(S_ISREG(st.mode) && st.ino == 18);
+	cr_expect_eq(e2map_lstat(m, "/nothere", &st), -ENOENT);
+	cr_expect_eq(e2map_lstat(NULL, "/", &st), -EINVAL);
+	cr_expect_eq(e2map_stat_ino(m, 20, &st), 0);
+	cr_expect(S_ISLNK(st.mode) && st.nlink == 1);
+	cr_expect(st.mask & E2MAP_STAT_CRTIME);
+	cr_expect_eq(e2map_stat_ino(m, 8, &st), 0, "special inodes too");
+	cr_expect_eq(e2map_stat_ino(m, 0, &st), -ESTALE);
+	cr_expect_eq(e2map_stat_ino(m, 1ULL << 40, &st), -ESTALE);
+	cr_expect_eq(e2map_stat_ino(m, 100, &st), -ESTALE, "unused");
+	cr_expect_eq(e2map_readlink_ino(m, 20, buf, sizeof(buf)), 14);
+	cr_expect(!memcmp(buf, "docs/notes.txt", 14));
+	cr_expect_eq(e2map_readlink_ino(m, 20, buf, 4), 14, "the whole length");
+	cr_expect(!memcmp(buf, "docs", 4));
+	cr_expect_eq(e2map_readlink_ino(m, 20, NULL, 0), 14);
+	cr_expect_eq(e2map_readlink_ino(m, 12, buf, sizeof(buf)), -EINVAL);
+	cr_expect_eq(e2map_readlink_ino(m, 100, buf, sizeof(buf)), -ESTALE);
+	e2map_close(m);
+}
+
+/* A record by number: the inode's trouble inside it, a bad number not. */
+Test(open_errors, inode_record_contract)
+{
+	e2map_t *m = open_ok(img, NULL);
+	struct e2map_record r;
+
+	cr_expect_eq(e2map_inode_record(m, 14, &r), 0);
+	cr_expect(r.err == 0 && (r.flags & E2MAP_REC_STAT) &&
+		  (r.flags & E2MAP_REC_MAPPED));
+	cr_expect_eq(r.written + r.unwritten + r.holes, r.st.size);
+	cr_expect_eq(e2map_inode_record(m, 20, &r), 0);
+	cr_expect(!(r.flags & E2MAP_REC_MAPPED) && r.written == 0);
+	cr_expect_eq(e2map_inode_record(m, 0, &r), -ESTALE);
+	cr_expect_eq(e2map_inode_record(m, 100, &r), -ESTALE);
+	cr_expect_eq(e2map_inode_record(m, 1ULL << 40, &r), -ESTALE);
+	cr_expect_eq(e2map_inode_record(NULL, 2, &r), -EINVAL);
+	cr_expect_eq(e2map_inode_record(m, 2, NULL), -EINVAL);
+	cr_expect_eq(e2map_scan_records(m, 0, NULL, NULL), -EINVAL);
+	e2map_close(m);
+}

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Every inode checked on several cores.  Each worker takes whole groups
- * and checks them through a handle of its own on the same image: its own
- * block, inode and directory caches, so the hot path shares nothing and
- * takes no lock.  The answers cannot depend on which handle gave them:
- * every check opens its inode anew, with a cold extent-status cache and
- * its own set of verified tree blocks, as a file on a fresh mount.  The
- * caller's thread hands the results on in inode order.  Workers run ahead
- * of it (while it builds a path table, say) by at most MAX_SLOTS groups
- * and MAX_PENDING results, so what waits is bounded whatever the inode
- * count.
+ * A whole-image pass on several cores: e2map_scan's inodes, each worked
+ * on (checked, or its record made) in a worker thread, the results handed
+ * on in inode order in the caller's thread.  Each worker takes whole
+ * groups through a handle of its own on the same image: its own block,
+ * inode and directory caches, so the hot path shares nothing and takes no
+ * lock.  The answers cannot depend on which handle gave them: every inode
+ * is opened anew, with a cold extent-status cache and its own set of
+ * verified tree blocks, as a file on a fresh mount.  Workers run ahead of
+ * the caller (while it builds a path table, say) by at most MAX_SLOTS
+ * groups and MAX_PENDING bytes of results, so what waits is bounded
+ * whatever the inode count.
  */
 #include "internal.h"
 
@@ -21,26 +22,29 @@
 
 #define MAX_THREADS 16
 #define MAX_SLOTS 4096U
-#define MAX_PENDING (256U << 10)	/* results: 12 MiB */
-#define KEEP_RESULTS 4096U	/* a slot keeps this much memory for reuse */
+#define MAX_PENDING (16U << 20)	/* bytes of results */
+#define KEEP_BYTES (256U << 10)	/* a slot keeps this much memory for reuse */
 
+/* Each result: this header, then the work's OPS->size bytes. */
 struct result {
 	struct e2map_inode in;
-	int err;
 	uint32_t detail;	/* where its detail starts in the slot's text */
+	bool has_detail;
 };
 
 /* One group's results, filled by one worker, emptied by the caller. */
 struct slot {
 	bool done;
 	int err;		/* the group's scan itself failed (-ENOMEM) */
-	struct result *v;
-	size_t n, cap;
-	char *text;		/* the failed inodes' details, NUL-separated */
+	unsigned char *v;	/* N results of the pool's STRIDE bytes */
+	size_t n, cap;		/* cap: in bytes */
+	char *text;		/* details, NUL-separated */
 	size_t len, tcap;
 };
 
 struct pool {
+	const struct e2map__par *ops;
+	size_t stride;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;	/* a slot was filled or emptied, or stop */
 	struct slot *slots;
@@ -48,7 +52,7 @@ struct pool {
 	dgrp_t next;		/* the next group a worker takes */
 	dgrp_t consumed;	/* groups handed on so far */
 	dgrp_t ngroups;
-	size_t pending;		/* results of done groups not handed on */
+	size_t pending;		/* bytes of done groups' results not handed on */
 	bool stop;
 };
 
@@ -71,22 +75,31 @@ static int keep_detail(struct slot *s, const char *msg, uint32_t *off)
 	return 0;
 }
 
-/* e2map_scan's callback in a worker: check the inode, keep the answer. */
+struct fill {
+	struct pool *p;
+	struct slot *s;
+};
+
+/* e2map_scan's callback in a worker: the work on the inode, kept. */
 static int record(e2map_t *h, const struct e2map_inode *in, void *payload)
 {
-	struct slot *s = payload;
-	struct e2map_check_stats st;
+	const struct fill *fl = payload;
+	struct slot *s = fl->s;
+	size_t at = s->n * fl->p->stride;
+	const char *detail = NULL;
 	struct result *r;
-	int err = in->err ? in->err : e2map_inode_check(h, in->ino, &st);
+	int err;
 
-	if (e2map__grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) < 0)
+	if (e2map__grow((void **)&s->v, &s->cap, at + fl->p->stride, 1) < 0)
 		return -ENOMEM;
-	r = &s->v[s->n];
+	r = (struct result *)(s->v + at);
 	r->in = *in;
-	r->err = err;
-	r->detail = 0;
-	if (err && keep_detail(s, e2map_errmsg(h), &r->detail) < 0)
+	r->has_detail = false;
+	if ((err = fl->p->ops->work(h, in, r + 1, &detail)) < 0)
+		return err;
+	if (detail && keep_detail(s, detail, &r->detail) < 0)
 		return -ENOMEM;
+	r->has_detail = detail != NULL;
 	s->n++;
 	return 0;
 }
@@ -119,13 +132,15 @@ static void *work(void *arg)
 	dgrp_t g;
 
 	while (take(p, &g)) {
-		s = &p->slots[g % p->nslots];
+		struct fill fl = { p, &p->slots[g % p->nslots] };
+
+		s = fl.s;
 		s->n = s->len = 0;
-		s->err = buf ? e2map__scan_group(w->h, g, buf, record, s)
+		s->err = buf ? e2map__scan_group(w->h, g, buf, record, &fl)
 			     : -ENOMEM;
 		pthread_mutex_lock(&p->lock);
 		s->done = true;
-		p->pending += s->n;
+		p->pending += s->n * p->stride;
 		pthread_cond_broadcast(&p->cond);
 		pthread_mutex_unlock(&p->lock);
 	}
@@ -133,9 +148,8 @@ static void *work(void *arg)
 	return NULL;
 }
 
-/* Hand group G's results to CB, in order, then free its slot. */
-static int hand_on(struct pool *p, e2map_t *m, dgrp_t g, e2map_check_cb cb,
-		   void *payload)
+/* Hand group G's results on, in order, then free its slot. */
+static int hand_on(struct pool *p, e2map_t *m, dgrp_t g, void *payload)
 {
 	struct slot *s = &p->slots[g % p->nslots];
 	int err = 0;
@@ -146,21 +160,21 @@ static int hand_on(struct pool *p, e2map_t *m, dgrp_t g, e2map_check_cb cb,
 		pthread_cond_wait(&p->cond, &p->lock);
 	pthread_mutex_unlock(&p->lock);
 	for (i = 0; i < s->n && !err; i++) {
-		const struct result *r = &s->v[i];
+		struct result *r = (struct result *)(s->v + i * p->stride);
 
-		err = cb(m, &r->in, r->err, r->err ? s->text + r->detail : "",
-			 payload);
+		err = p->ops->hand(m, &r->in, r + 1, r->has_detail ?
+				   s->text + r->detail : NULL, payload);
 	}
 	if (!err)
 		err = s->err;
 	/* Before the slot is freed: a worker may take it at once. */
-	if (s->cap > KEEP_RESULTS) {
+	if (s->cap > KEEP_BYTES) {
 		free(s->v);
 		s->v = NULL;
 		s->cap = 0;
 	}
 	pthread_mutex_lock(&p->lock);
-	p->pending -= s->n;
+	p->pending -= s->n * p->stride;
 	s->done = false;
 	p->consumed++;
 	pthread_cond_broadcast(&p->cond);
@@ -215,14 +229,16 @@ static void free_slots(struct pool *p)
 	free(p->slots);
 }
 
-static int check_parallel(e2map_t *m, unsigned n, e2map_check_cb cb,
-			  void *payload)
+static int par_threads(e2map_t *m, unsigned n, const struct e2map__par *ops,
+		       void *payload)
 {
-	struct pool p = { .ngroups = m->fs->group_desc_count };
+	struct pool p = { .ops = ops, .ngroups = m->fs->group_desc_count };
 	struct worker w[MAX_THREADS] = { { 0 } };
 	dgrp_t g;
 	int err;
 
+	/* Whole results, each aligned for the work's result struct. */
+	p.stride = (sizeof(struct result) + ops->size + 15) & ~(size_t)15;
 	p.nslots = p.ngroups < MAX_SLOTS ? p.ngroups : MAX_SLOTS;
 	if (!(p.slots = calloc(p.nslots, sizeof(*p.slots))))
 		return -ENOMEM;
@@ -230,7 +246,7 @@ static int check_parallel(e2map_t *m, unsigned n, e2map_check_cb cb,
 	pthread_cond_init(&p.cond, NULL);
 	err = start_all(&p, m, w, n);
 	for (g = 0; g < p.ngroups && !err; g++)
-		err = hand_on(&p, m, g, cb, payload);
+		err = hand_on(&p, m, g, payload);
 	stop_all(&p, w, n);
 	pthread_cond_destroy(&p.cond);
 	pthread_mutex_destroy(&p.lock);
@@ -238,18 +254,23 @@ static int check_parallel(e2map_t *m, unsigned n, e2map_check_cb cb,
 	return err;
 }
 
+/* One thread: the work and the hand-on in turn, through M itself. */
 struct serial {
-	e2map_check_cb cb;
+	const struct e2map__par *ops;
+	void *result;
 	void *payload;
 };
 
-static int check_one(e2map_t *m, const struct e2map_inode *in, void *payload)
+static int serial_one(e2map_t *m, const struct e2map_inode *in,
+		      void *payload)
 {
 	const struct serial *s = payload;
-	struct e2map_check_stats st;
-	int err = in->err ? in->err : e2map_inode_check(m, in->ino, &st);
+	const char *detail = NULL;
+	int err;
 
-	return s->cb(m, in, err, err ? e2map_errmsg(m) : "", s->payload);
+	if ((err = s->ops->work(m, in, s->result, &detail)) < 0)
+		return err;
+	return s->ops->hand(m, in, s->result, detail, s->payload);
 }
 
 static unsigned workers(const e2map_t *m, unsigned threads)
@@ -268,16 +289,19 @@ static unsigned workers(const e2map_t *m, unsigned threads)
 	return threads ? threads : 1;
 }
 
-int e2map_check_all(e2map_t *m, unsigned threads, e2map_check_cb cb,
+int e2map__par_scan(e2map_t *m, unsigned threads, const struct e2map__par *ops,
 		    void *payload)
 {
-	struct serial s = { cb, payload };
-	unsigned n;
+	struct serial s = { ops, NULL, payload };
+	unsigned n = workers(m, threads);
+	int err;
 
-	if (!m || !cb)
-		return -EINVAL;
-	n = workers(m, threads);
-	if (n == 1)
-		return e2map_scan(m, check_one, &s);
-	return check_parallel(m, n, cb, payload);
+	if (n > 1)
+		return par_threads(m, n, ops, payload);
+	/* Aligned for any result struct. */
+	if (!(s.result = calloc(1, ops->size ? ops->size : 1)))
+		return -ENOMEM;
+	err = e2map_scan(m, serial_one, &s);
+	free(s.result);
+	return err;
 }

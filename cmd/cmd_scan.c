@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * e2map scan: one record per inode in use (or under PATH) from the
+ * library's e2map_scan_records, with every name from the path table, in
+ * one of four formats (scan_out.c), then a summary: what the regular
+ * files hold, what a sparse-aware backup copies against a naive one, and
+ * the most fragmented files.  Exit 1 when any record failed.
+ */
+#include "cmd.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const formats[] = { "table", "jsonl", "csv", "body",
+				       NULL };
+
+struct scan_opts {
+	int top;
+	int threads;		/* -j N; 0: one per online CPU */
+	struct cmd_common co;
+};
+
+/* The current inode's names, borrowed from the path table into one pool. */
+struct names {
+	char *pool;
+	size_t used, cap;
+	const char **path;
+	size_t *off, *len;
+	size_t n, ncap;
+};
+
+struct frag {
+	uint64_t ino, fiemap_extents, extents;
+	char *path;		/* its first name, or NULL */
+	size_t len;
+};
+
+struct totals {
+	uint64_t inodes, errors, files;
+	uint64_t apparent, written, unwritten, holes, past_eof, allocated;
+};
+
+struct scan_run {
+	const struct scan_opts *o;
+	enum scan_format fmt;
+	e2map_t *m;
+	e2map_paths_t *paths;
+	uint64_t under_ino;	/* PATH's inode, 0: the whole image */
+	char *under;		/* PATH's first name, a directory's prefix */
+	size_t under_len;
+	bool under_dir;
+	struct names names;
+	struct totals t;
+	struct frag *top;
+	int ntop;
+	int out_err;
+	struct cmd_progress progress;
+};
+
+static int add_name(const char *path, size_t len, void *payload)
+{
+	struct names *nm = payload;
+
+	if (nm->used + len + 1 > nm->cap) {
+		size_t cap = 2 * (nm->used + len + 1);
+		char *p = realloc(nm->pool, cap);
+
+		if (!p)
+			return -ENOMEM;
+		nm->pool = p;
+		nm->cap = cap;
+	}
+	if (nm->n == nm->ncap) {
+		size_t cap = nm->ncap ? 2 * nm->ncap : 8;
+		size_t *off = realloc(nm->off, cap * sizeof(*off));
+		size_t *l = off ? realloc(nm->len, cap * sizeof(*l)) : NULL;
+
+		if (off)
+			nm->off = off;
+		if (!l)
+			return -ENOMEM;
+		nm->len = l;
+		nm->ncap = cap;
+	}
+	memcpy(nm->pool + nm->used, path, len + 1);
+	nm->off[nm->n] = nm->used;
+	nm->len[nm->n++] = len;
+	nm->used += len + 1;
+	return 0;
+}
+
+/* The pool may have moved while it filled: pointers only once it is full. */
+static int collect_names(struct scan_run *run, uint64_t ino)
+{
+	struct names *nm = &run->names;
+	const char **p;
+	int err;
+
+	nm->used = nm->n = 0;
+	if ((err = e2map_inode_paths(run->paths, ino, add_name, nm)) < 0)
+		return err;
+	if (!nm->n)
+		return 0;
+	if (!(p = realloc(nm->path, nm->n * sizeof(*p))))
+		return -ENOMEM;
+	nm->path = p;
+	for (size_t i = 0; i < nm->n; i++)
+		nm->path[i] = nm->pool + nm->off[i];
+	return 0;
+}
+
+/* PATH itself, or, for a directory, a name below it. */
+static bool selected(const struct scan_run *run, const struct e2map_record *r)
+{
+	const struct names *nm = &run->names;
+	size_t n = run->under_len;
+
+	if (!run->under_ino || r->ino == run->under_ino)
+		return true;
+	if (!run->under_dir)
+		return false;
+	for (size_t i = 0; i < nm->n; i++)
+		if (nm->len[i] > n && !memcmp(nm->path[i], run->under, n) &&
+		    (n == 1 || nm->path[i][n] == '/'))
+			return true;
+	return false;
+}
+
+/* The N most fragmented regular files: by warm FIEMAP extents, then disk. */
+static bool more_fragmented(const struct frag *a, const struct frag *b)
+{
+	if (a->fiemap_extents != b->fiemap_extents)
+		return a->fiemap_extents > b->fiemap_extents;
+	if (a->extents != b->extents)
+		return a->extents > b->extents;
+	return a->ino < b->ino;
+}
+
+static int keep_top(struct scan_run *run, const struct e2map_record *r)
+{
+	struct frag f = { r->ino, r->fiemap_extents, r->extents, NULL, 0 };
+	int i;
+
+	if (!run->o->top || !S_ISREG(r->st.mode) || r->fiemap_extents < 2 ||
+	    !run->names.n)
+		return 0;
+	if (run->ntop == run->o->top &&
+	    !more_fragmented(&f, &run->top[run->ntop - 1]))
+		return 0;
+	if (run->names.n && !(f.path = strndup(run->names.path[0],
+						 run->names.len[0])))
+		return -ENOMEM;
+	f.len = run->names.n ? run->names.len[0] : 0;
+	if (run->ntop == run->o->top)
+		free(run->top[--run->ntop].path);
+	for (i = run->ntop++; i > 0 && more_fragmented(&f, &run->top[i - 1]);
+	     i--)
+		run->top[i] = run->top[i - 1];
+	run->top[i] = f;
+	return 0;
+}
+
+/* The files a copy of the mount would read: regular files with a name
+ * (not the journal, the resize inode or an EA inode's value). */
+static void add_totals(struct totals *t, const struct e2map_record *r,
+		       size_t names)
+{
+	t->inodes++;
+	t->errors += r->err != 0;
+	t->allocated += r->st.blocks * 512;
+	if (!S_ISREG(r->st.mode) || !names)
+		return;
+	t->files++;
+	t->apparent += r->st.size;
+	t->written += r->written;
+	t->unwritten += r->unwritten;
+	t->holes += r->holes;
+	t->past_eof += r->past_eof;
+}
+
+static int on_record(const struct e2map_record *r, const char *why,
+		     void *payload)
+{
+	struct scan_run *run = payload;
+	struct scan_item it;
+	char detail[256];
+	int err;
+
+	/* The detail first: readlink (body) reads through M, the path table
+	 * too when this first record builds it. */
+	snprintf(detail, sizeof(detail), "%s", why);
+	if (!run->paths && (err = e2map_paths_build(run->m, &run->paths)) < 0)
+		return err;
+	cmd_progress_add(&run->progress, 1, 0);
+	if ((err = collect_names(run, r->ino)) < 0)
+		return err;
+	if (!selected(run, r))
+		return 0;
+	add_totals(&run->t, r, run->names.n);
+	if ((err = keep_top(run, r)) < 0)
+		return err;
+	it = (struct scan_item){ r, run->names.path, run->names.len,
+				 run->names.n, detail };
+	if ((err = scan_print_item(run->fmt, run->m, &it)) < 0)
+		run->out_err = err;
+	return err == -EIO ? err : 0;
+}
+
+#define FIELD(member) offsetof(struct scan_opts, member)
+
+static const struct cmd_option scan_options[] = {
+	CMD_OPT_FORMAT(formats, "table (default), jsonl, csv, or body "
+		       "(The Sleuth Kit's, for mactime -b)"),
+	{ .long_name = "top", .arg = "N", .action = CMD_OPT_PARSE,
+	  .parse = cmd_parse_count, .what = "count", .field = FIELD(top),
+	  .help = "the summary's N most fragmented files (10; 0: none)" },
+	{ .short_name = 'j', .long_name = "threads", .arg = "N",
+	  .action = CMD_OPT_PARSE, .field = FIELD(threads),
+	  .parse = cmd_parse_count, .what = "thread count",
+	  .help = "make the records on N threads (default: one per CPU); "
+		  "the output is the same" },
+	{ .short_name = 'q', .long_name = "quiet", .action = CMD_OPT_TRUE,
+	  CMD_COMMON(quiet), .help = "no progress line; csv and body: no "
+	  "summary on stderr" },
+	CMD_OPT_OFFSET,
+	CMD_OPT_END,
+};
+
+const struct cmd_spec scan_spec = {
+	.options = scan_options,
+	.operands = "IMAGE [PATH]",
+	.min_operands = 1,
+	.max_operands = 2,
+	.about =
+"Lists every inode in use, or PATH and every inode named under it, with\n"
+"all its names (hard links too), type, mode, owner, the four times to the\n"
+"nanosecond, size, the bytes written, preallocated (unwritten), left as\n"
+"holes and allocated past EOF, its metadata blocks (extent tree or\n"
+"indirect blocks, xattr block), its extents as on disk and as the\n"
+"kernel's warm FIEMAP merges them, and the kernel's error where it is\n"
+"damaged; then a summary: the regular files' apparent, written and\n"
+"allocated bytes, what a sparse-aware backup copies against a naive one,\n"
+"and the most fragmented files.  Exit 1 when any inode failed.\n"
+"\n"
+"Examples:\n"
+"  e2map scan evidence.img /home\n"
+"  e2map scan --format body evidence.img > body && mactime -b body -z UTC\n"
+"  e2map scan --format jsonl -q evidence.img | jq -c 'select(.error)'\n",
+};
+
+/* PATH's inode and, for a directory, the prefix of the names under it. */
+static int resolve_under(struct scan_run *run, const char *image,
+			 const char *path)
+{
+	struct e2map_stat st;
+	int err;
+
+	if ((err = e2map_lstat(run->m, path, &st)) < 0)
+		return cmd_fail_file("scan", image, path, err, run->m);
+	run->under_ino = st.ino;
+	run->under_dir = S_ISDIR(st.mode);
+	if ((err = collect_names(run, st.ino)) < 0)
+		return cmd_fail("scan", err, NULL);
+	if (run->under_dir && run->names.n &&
+	    !(run->under = strndup(run->names.path[0], run->names.len[0])))
+		return cmd_fail("scan", -ENOMEM, NULL);
+	run->under_len = run->under ? strlen(run->under) : 0;
+	if (run->under_dir && !run->under)
+		run->under_dir = false;	/* no name: only itself */
+	return 0;
+}
+
+static void human(char *buf, size_t size, uint64_t v)
+{
+	static const char units[] = "KMGTPE";
+	double x = (double)v;
+	int u = -1;
+
+	while (x >= 1024 && u < 5) {
+		x /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, size, "%" PRIu64 " B", v);
+	else
+		snprintf(buf, size, "%.1f %ciB", x, units[u]);
+}
+
+static void print_bytes(FILE *out, const char *what, uint64_t v)
+{
+	char h[32];
+
+	human(h, sizeof(h), v);
+	fprintf(out, "  %-36s %20" PRIu64 "  (%s)\n", what, v, h);
+}
+
+static void print_summary(FILE *out, const struct scan_run *run)
+{
+	const struct totals *t = &run->t;
+
+	fprintf(out, "%s%" PRIu64 " inodes, %" PRIu64 " errors, %" PRIu64
+		" regular files\n", out == stdout ? "\n" : "", t->inodes,
+		t->errors, t->files);
+	print_bytes(out, "apparent size (named regular files)", t->apparent);
+	print_bytes(out, "written", t->written);
+	print_bytes(out, "unwritten (preallocated)", t->unwritten);
+	print_bytes(out, "holes", t->holes);
+	print_bytes(out, "allocated past EOF", t->past_eof);
+	print_bytes(out, "allocated (st_blocks, all inodes)", t->allocated);
+	print_bytes(out, "naive backup copies", t->apparent);
+	print_bytes(out, "sparse-aware backup copies", t->written);
+	if (!run->ntop)
+		return;
+	fprintf(out, "most fragmented (FIEMAP extents, on disk):\n");
+	for (int i = 0; i < run->ntop; i++) {
+		const struct frag *f = &run->top[i];
+
+		fprintf(out, "  %8" PRIu64 " %8" PRIu64 "  <%" PRIu64 "> %s\n",
+			f->fiemap_extents, f->extents, f->ino,
+			f->path ? cmd_esc(f->path) : "");
+	}
+}
+
+static json_t *json_summary(const struct scan_run *run)
+{
+	const struct totals *t = &run->t;
+	json_t *s = json_object(), *top = json_array(), *doc = json_object();
+
+	cmd_json_set(s, "inodes", cmd_json_u64(t->inodes));
+	cmd_json_set(s, "errors", cmd_json_u64(t->errors));
+	cmd_json_set(s, "regular_files", cmd_json_u64(t->files));
+	cmd_json_set(s, "apparent_bytes", cmd_json_u64(t->apparent));
+	cmd_json_set(s, "written_bytes", cmd_json_u64(t->written));
+	cmd_json_set(s, "unwritten_bytes", cmd_json_u64(t->unwritten));
+	cmd_json_set(s, "hole_bytes", cmd_json_u64(t->holes));
+	cmd_json_set(s, "past_eof_bytes", cmd_json_u64(t->past_eof));
+	cmd_json_set(s, "allocated_bytes", cmd_json_u64(t->allocated));
+	cmd_json_set(s, "naive_copy_bytes", cmd_json_u64(t->apparent));
+	cmd_json_set(s, "sparse_copy_bytes", cmd_json_u64(t->written));
+	for (int i = 0; i < run->ntop; i++) {
+		json_t *f = json_object();
+
+		cmd_json_set(f, "ino", cmd_json_u64(run->top[i].ino));
+		if (run->top[i].path)
+			cmd_json_set_name(f, "path", run->top[i].path,
+					  run->top[i].len);
+		cmd_json_set(f, "fiemap_extents",
+			     cmd_json_u64(run->top[i].fiemap_extents));
+		cmd_json_set(f, "extents", cmd_json_u64(run->top[i].extents));
+		cmd_json_append(top, f);
+	}
+	cmd_json_set(s, "most_fragmented", top);
+	cmd_json_set(doc, "summary", s);
+	return doc;
+}
+
+/* The summary where the format leaves room for it: stdout for table and
+ * jsonl (its last line), stderr for csv and body, which must stay pure. */
+static int finish(struct scan_run *run)
+{
+	if (run->fmt == SCAN_JSONL)
+		return cmd_json_print(json_summary(run));
+	if (run->fmt == SCAN_TABLE)
+		print_summary(stdout, run);
+	else if (!run->o->co.quiet)
+		print_summary(stderr, run);
+	return 0;
+}
+
+static void start_progress(struct scan_run *run)
+{
+	struct e2map_statfs sf;
+
+	if (e2map_statfs(run->m, &sf) == 0)
+		cmd_progress_start(&run->progress, "scan", "inodes",
+				   sf.files - sf.ffree, run->o->co.quiet, true);
+}
+
+static int scan_image(struct scan_run *run)
+{
+	int err;
+
+	start_progress(run);
+	scan_print_head(run->fmt);
+	err = e2map_scan_records(run->m, (unsigned)run->o->threads, on_record,
+				 run);
+	cmd_progress_end(&run->progress);
+	if (err < 0 || run->out_err)
+		return cmd_fail("scan", err < 0 ? err : run->out_err,
+				err < 0 ? e2map_errmsg(run->m) : NULL);
+	if ((err = finish(run)) < 0)
+		return cmd_fail("scan", err, NULL);
+	return run->t.errors ? CMD_EXIT_FAIL : 0;
+}
+
+static void run_free(struct scan_run *run)
+{
+	for (int i = 0; i < run->ntop; i++)
+		free(run->top[i].path);
+	free(run->top);
+	free(run->under);
+	free(run->names.pool);
+	free(run->names.path);
+	free(run->names.off);
+	free(run->names.len);
+	e2map_paths_free(run->paths);
+}
+
+int cmd_scan(int argc, char **argv)
+{
+	struct scan_opts o = { .top = 10 };
+	struct scan_run run = { .o = &o };
+	struct cmd_operands ops;
+	int status = cmd_parse(argc, argv, &o, &o.co, &ops), err;
+
+	if (status != CMD_PARSED)
+		return status;
+	run.fmt = (enum scan_format)o.co.format;
+	if (!(run.top = calloc(o.top ? (size_t)o.top : 1, sizeof(*run.top))))
+		return cmd_fail("scan", -ENOMEM, NULL);
+	if ((status = cmd_open_image("scan", &o.co, ops.v[0], &run.m))) {
+		free(run.top);
+		return status;
+	}
+	/* PATH's names are needed first; else the first record builds the
+	 * table while the workers go on making records. */
+	if (ops.n > 1 && (err = e2map_paths_build(run.m, &run.paths)) < 0)
+		status = cmd_fail("scan: paths", err, e2map_errmsg(run.m));
+	else if (ops.n < 2 ||
+		 !(status = resolve_under(&run, ops.v[0], ops.v[1])))
+		status = scan_image(&run);
+	run_free(&run);
+	e2map_close(run.m);
+	return status;
+}
