@@ -6,9 +6,11 @@
 # file of every image (record.sh, no caps), kept gzip-compressed as
 # NAME.calls.gz and NAME.golden.gz.  Needs root and loop mounts; a few
 # minutes.  The corpus recordings (testdata/corpus) are made separately:
-# scripts/record.sh CORPUS_IMAGE testdata/corpus with GOLDENS=none.
-# Then what scan must report for every image the kernel mounts
-# (record-scan.sh: NAME.scan.gz).
+# scripts/record.sh CORPUS_IMAGE testdata/corpus with GOLDENS=none, and
+# scripts/record-read.sh CORPUS_IMAGE testdata/corpus.
+# Then, for every image the kernel mounts, what scan must report
+# (record-scan.sh: NAME.scan.gz) and read(2) of every path (record-read.sh:
+# NAME.read.gz).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/../testdata}
@@ -31,4 +33,6 @@ for img in "$out"/*.img.gz; do
 	# Images the kernel refuses to mount (cf-*, mount-*) have none.
 	"$here/record-scan.sh" "$img" "$out" 2>/dev/null ||
 		echo "record-scan: $(basename "$img"): not mounted, skipped"
+	"$here/record-read.sh" "$img" "$out" 2>/dev/null ||
+		echo "record-read: $(basename "$img"): not mounted, skipped"
 done

@@ -810,3 +810,31 @@ Test(read, a_sparse_file_of_every_other_block, .timeout = 120)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	cr_expect_eq(system(cmd), 0);
 }
+
+/* offset=: the data runs are read from the filesystem's place in the file. */
+Test(read, an_image_at_an_offset)
+{
+	char *img = fixture_image("ext4-4k"), *shifted, hex[65];
+	unsigned char *buf = malloc(CAT_CALL);
+	struct sha256 h;
+	e2map_file_t *f;
+	e2map_t *m;
+	int64_t n;
+
+	cr_assert(img && buf);
+	cr_assert((shifted = fixture_slice(img, 0, 1LL << 40, 1 << 20)));
+	cr_assert_eq(e2map_open(shifted, "offset=1048576", &m), 0);
+	cr_assert_eq(e2map_file_open(m, "/random", &f), 0);
+	sha256_init(&h);
+	while ((n = e2map_read(f, buf, CAT_CALL)) > 0)
+		sha256_update(&h, buf, (size_t)n);
+	sha256_final(&h, hex);
+	/* testdata/ext4-4k.read: /random read(2) on the kernel's mount */
+	cr_expect_str_eq(hex, "fd472e82249fd275b190767ba1bf33582af670f51d"
+			 "365a539712975421cc8e13");
+	e2map_file_close(f);
+	e2map_close(m);
+	fixture_remove(shifted);
+	fixture_remove(img);
+	free(buf);
+}
