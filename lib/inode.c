@@ -173,6 +173,17 @@ int e2map__inode_raw_flags(e2map_t *m, ext2_ino_t ino, uint32_t *flags)
 	return err;
 }
 
+void e2map__inode_decode(const unsigned char *raw, uint64_t ino,
+			 struct e2map_inode *out)
+{
+	out->ino = ino;
+	out->mode = le16(raw);
+	out->links = le16(raw + 26);
+	out->size = le32(raw + 4) | (uint64_t)le32(raw + 108) << 32;
+	out->err = 0;
+	out->flags = le32(raw + 32);
+}
+
 int e2map__inode_peek(e2map_t *m, ext2_ino_t ino, struct e2map_inode *out)
 {
 	e2map_file_t f = { .m = m, .ino = ino };
@@ -183,12 +194,7 @@ int e2map__inode_peek(e2map_t *m, ext2_ino_t ino, struct e2map_inode *out)
 	    (err = e2map__read_part(m, f.inode_pblk, f.inode_off, sizeof(raw),
 				    raw)) < 0)
 		return err;
-	out->ino = ino;
-	out->mode = le16(raw);
-	out->links = le16(raw + 26);
-	out->size = le32(raw + 4) | (uint64_t)le32(raw + 108) << 32;
-	out->err = 0;
-	out->flags = le32(raw + 32);
+	e2map__inode_decode(raw, ino, out);
 	return 0;
 }
 

@@ -184,6 +184,9 @@ void e2map__inode_stat(const e2map_file_t *f, struct e2map_stat *st);
 size_t e2map__raw_size(const e2map_t *m);	/* bytes of an inode's raw copy */
 /* INO as e2map_scan sees it in its inode table, before any check. */
 int e2map__inode_peek(e2map_t *m, ext2_ino_t ino, struct e2map_inode *out);
+/* An inode table entry's scan fields (mode, links, size, flags) from RAW. */
+void e2map__inode_decode(const unsigned char *raw, uint64_t ino,
+			 struct e2map_inode *out);
 /* i_flags of INO as its inode table holds them, before any check. */
 int e2map__inode_raw_flags(e2map_t *m, ext2_ino_t ino, uint32_t *flags);
 

@@ -23,16 +23,6 @@ static uint32_t group_inodes(ext2_filsys fs, dgrp_t g)
 	return unused < ipg ? ipg - unused : 0;
 }
 
-static void decode(const unsigned char *raw, uint64_t ino, struct e2map_inode *out)
-{
-	out->ino = ino;
-	out->mode = le16(raw);
-	out->links = le16(raw + 26);
-	out->size = le32(raw + 4) | (uint64_t)le32(raw + 108) << 32;
-	out->err = 0;
-	out->flags = le32(raw + 32);
-}
-
 int e2map__scan_group(e2map_t *m, dgrp_t g, unsigned char *buf,
 		      e2map_scan_cb cb, void *payload)
 {
@@ -59,7 +49,7 @@ int e2map__scan_group(e2map_t *m, dgrp_t g, unsigned char *buf,
 			in.err = err;
 			return cb(m, &in, payload);
 		}
-		decode(buf + (i % per) * isize, first + i, &in);
+		e2map__inode_decode(buf + (i % per) * isize, first + i, &in);
 		if (in.links && in.mode && (err = cb(m, &in, payload)) != 0)
 			return err;
 	}
