@@ -282,6 +282,8 @@ void cmd_jl_i64(struct cmd_jline *l, const char *key, int64_t v);
 void cmd_jl_u64(struct cmd_jline *l, const char *key, uint64_t v);
 /* LITERAL as it is: true, false, null, or a quoted constant. */
 void cmd_jl_const(struct cmd_jline *l, const char *key, const char *literal);
+/* TEXT: printable ASCII without quote or backslash (a type name). */
+void cmd_jl_string(struct cmd_jline *l, const char *key, const char *text);
 /* V written by jansson (its reference is taken). */
 void cmd_jl_json(struct cmd_jline *l, const char *key, json_t *v);
 /* An array element {KEY: NAME}, with KEY_hex as cmd_json_set_name. */

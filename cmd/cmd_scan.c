@@ -191,7 +191,9 @@ static int on_record(const struct e2map_record *r, const char *why,
 
 	/* The detail first: readlink (body) reads through M, the path table
 	 * too when this first record builds it. */
-	snprintf(detail, sizeof(detail), "%s", why);
+	detail[0] = '\0';
+	if (*why)
+		snprintf(detail, sizeof(detail), "%s", why);
 	if (!run->paths && (err = e2map_paths_build(run->m, &run->paths)) < 0)
 		return err;
 	cmd_progress_add(&run->progress, 1, 0);

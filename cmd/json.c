@@ -204,6 +204,8 @@ static char *jl_room(struct cmd_jline *l, size_t n)
 	return l->b.s + l->b.len;
 }
 
+#define JL_KEY_ROOM 40	/* a comma, quotes, colon and a key of 36 bytes */
+
 static void jl_put(struct cmd_jline *l, const char *text, size_t n)
 {
 	char *p = jl_room(l, n);
@@ -220,11 +222,12 @@ static void jl_puts(struct cmd_jline *l, const char *text)
 }
 
 /* The comma before a member or element, and "KEY": when KEY is set: a
- * line has some thirty of them, so they are written byte by byte. */
+ * line has some thirty of them, so they are written byte by byte, the
+ * key copied as it is measured (keys are short literals). */
 static void jl_key(struct cmd_jline *l, const char *key)
 {
-	size_t klen = key ? strlen(key) : 0;
-	char *p = jl_room(l, klen + 4), *start = p;
+	char *p = jl_room(l, JL_KEY_ROOM), *start = p;
+	size_t i;
 
 	if (!p)
 		return;
@@ -232,8 +235,14 @@ static void jl_key(struct cmd_jline *l, const char *key)
 		*p++ = ',';
 	if (key) {
 		*p++ = '"';
-		memcpy(p, key, klen);
-		p += klen;
+		for (i = 0; key[i] && i < JL_KEY_ROOM - 4; i++)
+			*p++ = key[i];
+		if (key[i]) {	/* longer than any key written today */
+			l->b.len += (size_t)(p - start);
+			jl_puts(l, key + i);
+			jl_put(l, "\":", 2);
+			return;
+		}
 		*p++ = '"';
 		*p++ = ':';
 	}
@@ -268,22 +277,16 @@ void cmd_jl_close(struct cmd_jline *l, char bracket)
 
 void cmd_jl_i64(struct cmd_jline *l, const char *key, int64_t v)
 {
-	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v, t = u;
-	size_t n = 1 + (v < 0);
-	char *p;
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	char num[24], *end = num + sizeof(num), *s = end;
 
-	while (t /= 10)
-		n++;
-	jl_key(l, key);
-	if (!(p = jl_room(l, n)))
-		return;
-	l->b.len += n;
-	p += n;
 	do {
-		*--p = (char)('0' + u % 10);
+		*--s = (char)('0' + u % 10);
 	} while (u /= 10);
 	if (v < 0)
-		*--p = '-';
+		*--s = '-';
+	jl_key(l, key);
+	jl_put(l, s, (size_t)(end - s));
 }
 
 void cmd_jl_u64(struct cmd_jline *l, const char *key, uint64_t v)
@@ -304,6 +307,14 @@ void cmd_jl_const(struct cmd_jline *l, const char *key, const char *literal)
 {
 	jl_key(l, key);
 	jl_puts(l, literal);
+}
+
+void cmd_jl_string(struct cmd_jline *l, const char *key, const char *text)
+{
+	jl_key(l, key);
+	jl_put(l, "\"", 1);
+	jl_puts(l, text);
+	jl_put(l, "\"", 1);
 }
 
 void cmd_jl_json(struct cmd_jline *l, const char *key, json_t *v)

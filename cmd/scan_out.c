@@ -112,10 +112,8 @@ static void jl_stat(struct cmd_jline *l, const struct e2map_record *r)
 {
 	const struct e2map_stat *st = &r->st;
 	bool full = r->flags & E2MAP_REC_STAT;
-	char type[16];
 
-	snprintf(type, sizeof(type), "\"%s\"", scan_type_name(st->mode));
-	cmd_jl_const(l, "type", type);
+	cmd_jl_string(l, "type", scan_type_name(st->mode));
 	cmd_jl_i64(l, "mode", st->mode);
 	cmd_jl_i64(l, "nlink", st->nlink);
 	cmd_jl_i64(l, "uid", st->uid);
