@@ -137,6 +137,23 @@ void e2map__read_ahead(e2map_t *m, uint64_t pblk, uint64_t count)
 		c->tag[first + i] = pblk + i;
 }
 
+/*
+ * A whole-image pass on a cold page cache: the page cache is filled in
+ * ascending disk order ahead of the reads, as e2fsck's readahead does,
+ * not in the order the walk meets blocks.  Only a hint to the media (a
+ * container has no page cache to fill: a no-op).
+ */
+void e2map__prefetch(e2map_t *m, uint64_t pblk, uint64_t count)
+{
+	uint64_t end = ext2fs_blocks_count(m->fs->super);
+
+	if (pblk >= end || !count)
+		return;
+	if (count > end - pblk)
+		count = end - pblk;
+	(void)io_channel_cache_readahead(m->fs->io, pblk, count);
+}
+
 int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf)
 {
 	return e2map__read_part(m, pblk, 0, m->bs, buf);

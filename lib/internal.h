@@ -60,6 +60,7 @@ struct e2map {
 	bool warm;			/* cache=warm */
 	uint64_t blocks_read;		/* metadata blocks read from the image */
 	struct blkset dir_ok;		/* directory blocks whose checksum passed */
+	dgrp_t itable_ahead;		/* inode tables prefetched below this group */
 	/* What a mount keeps between calls, made on first use (each is
 	 * bounded whatever the image's size): */
 	struct e2map_bcache *bcache;	/* blocks (bcache.c) */
@@ -150,6 +151,9 @@ int e2map__read_part(e2map_t *m, uint64_t pblk, size_t off, size_t len,
 		     void *buf);
 /* Blocks [PBLK, PBLK + COUNT) are about to be read in order: a hint. */
 void e2map__read_ahead(e2map_t *m, uint64_t pblk, uint64_t count);
+/* Blocks [PBLK, PBLK + COUNT) will be read soon, in no set order: ask the
+ * media to start reading them now (posix_fadvise on a raw image). */
+void e2map__prefetch(e2map_t *m, uint64_t pblk, uint64_t count);
 void e2map__bcache_free(e2map_t *m);
 
 /* syszone.c */

@@ -11,6 +11,7 @@
 #include "io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +184,24 @@ static errcode_t discard(io_channel ch, unsigned long long block,
 	return EROFS;
 }
 
+/* e2map__prefetch: the page cache of a raw image, none for containers. */
+static errcode_t cache_readahead(io_channel ch, unsigned long long block,
+				 unsigned long long count)
+{
+	struct window *w = ch->private_data;
+	int fd = e2map__media_fd(w->md);
+	uint64_t bs = (uint64_t)ch->block_size, off;
+
+	if (fd < 0 || block >= w->size / bs)
+		return 0;
+	off = block * bs;
+	if (count > (w->size - off) / bs)
+		count = (w->size - off) / bs;
+	(void)posix_fadvise(fd, (off_t)(w->offset + off), (off_t)(count * bs),
+			    POSIX_FADV_WILLNEED);
+	return 0;
+}
+
 static errcode_t flush(io_channel ch)
 {
 	(void)ch;
@@ -213,6 +232,7 @@ static struct struct_io_manager manager = {
 	.read_blk64 = read_blk64,
 	.write_blk64 = write_blk64,
 	.discard = discard,
+	.cache_readahead = cache_readahead,
 	.zeroout = discard,
 };
 

@@ -23,6 +23,37 @@ static uint32_t group_inodes(ext2_filsys fs, dgrp_t g)
 	return unused < ipg ? ipg - unused : 0;
 }
 
+/*
+ * Cold, the inode tables are the bulk of a scan's reads: keep the media
+ * reading up to ITABLE_AHEAD bytes of the tables after group G's, in
+ * ascending order, while G's inodes are worked on.  Each handle keeps its
+ * own mark, so a table is asked for once per handle.
+ */
+#define ITABLE_AHEAD (8U << 20)
+#define GROUPS_AHEAD 256U	/* and no further: most may be unused */
+
+static void prefetch_tables(e2map_t *m, dgrp_t g)
+{
+	ext2_filsys fs = m->fs;
+	uint32_t per = m->bs / EXT2_INODE_SIZE(fs->super);
+	uint64_t ahead = 0;
+	dgrp_t next;
+
+	if (m->itable_ahead <= g)
+		m->itable_ahead = g + 1;
+	for (next = g + 1; next < fs->group_desc_count && next - g <=
+	     GROUPS_AHEAD && ahead < ITABLE_AHEAD / m->bs; next++) {
+		uint64_t blocks = (group_inodes(fs, next) + per - 1) / per;
+
+		if (next >= m->itable_ahead && blocks) {
+			e2map__prefetch(m, ext2fs_inode_table_loc(fs, next),
+					blocks);
+			m->itable_ahead = next + 1;
+		}
+		ahead += blocks;
+	}
+}
+
 int e2map__scan_group(e2map_t *m, dgrp_t g, unsigned char *buf,
 		      e2map_scan_cb cb, void *payload)
 {
@@ -39,6 +70,7 @@ int e2map__scan_group(e2map_t *m, dgrp_t g, unsigned char *buf,
 				     (unsigned)g);
 		return cb(m, &in, payload);
 	}
+	prefetch_tables(m, g);
 	for (i = 0; i < n; i++) {
 		if (i % per == 0)
 			e2map__read_ahead(m, table + i / per,
