@@ -90,6 +90,7 @@ struct cmd_spec {
 struct cmd_common {
 	const char *offset;	/* --offset BYTES, as typed */
 	const char *partition;	/* --partition N, as typed */
+	bool replay;		/* --replay: answers after journal recovery */
 	bool json;		/* --json */
 	bool why;		/* --why: e2map's detail after a tool's error */
 	bool nofollow;		/* --no-follow: open PATH with O_NOFOLLOW */
@@ -113,6 +114,10 @@ struct cmd_common {
 	{ .long_name = "partition", .arg = "N", .action = CMD_OPT_STRING, \
 	  CMD_COMMON(partition), .help = "the filesystem is partition N of " \
 	  "the disk IMAGE holds\n(see e2map partitions)" }
+#define CMD_OPT_REPLAY \
+	{ .long_name = "replay", .action = CMD_OPT_TRUE, CMD_COMMON(replay), \
+	  .help = "answer as after journal recovery (a read-write mount's\n" \
+	  "replay, into memory: the image is not written)" }
 #define CMD_OPT_NOFOLLOW \
 	{ .long_name = "no-follow", .action = CMD_OPT_TRUE, \
 	  CMD_COMMON(nofollow), .help = "a symlink as PATH is not followed: " \
@@ -191,7 +196,7 @@ const char *cmd_tool_strerror(int err);
 
 /*
  * Open IMAGE with "offset=N" when --offset was given ("partition=N" for
- * --partition), then warn once on
+ * --partition, "replay" for --replay), then warn once on
  * stderr when it is mounted or its journal needs recovery.  On failure
  * prints "e2map: CMD: IMAGE: REASON" and returns CMD_EXIT_FAIL (or
  * CMD_EXIT_USAGE for a bad --offset); 0 on success.

@@ -159,6 +159,7 @@ static const struct cmd_option check_options[] = {
 		     "\"errors\"}"),
 	CMD_OPT_OFFSET,
 	CMD_OPT_PARTITION,
+	CMD_OPT_REPLAY,
 	CMD_OPT_END,
 };
 

@@ -311,6 +311,7 @@ static const struct cmd_option fiemap_options[] = {
 	CMD_OPT_WHY("xfs_io"),
 	CMD_OPT_OFFSET,
 	CMD_OPT_PARTITION,
+	CMD_OPT_REPLAY,
 	CMD_OPT_NOFOLLOW,
 	CMD_OPT_END,
 };

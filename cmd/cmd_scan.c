@@ -229,6 +229,7 @@ static const struct cmd_option scan_options[] = {
 	  "summary on stderr" },
 	CMD_OPT_OFFSET,
 	CMD_OPT_PARTITION,
+	CMD_OPT_REPLAY,
 	CMD_OPT_END,
 };
 

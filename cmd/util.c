@@ -130,6 +130,9 @@ int cmd_open_image(const char *cmd, const struct cmd_common *co,
 		snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts),
 			 "%spartition=%d", opts[0] ? "," : "", part);
 	}
+	if (co->replay)
+		snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts),
+			 "%sreplay", opts[0] ? "," : "");
 	err = e2map_open(image, opts[0] ? opts : NULL, out);
 	if (err < 0) {
 		/* The library's words say more than the errno, once. */

@@ -219,6 +219,80 @@ static char *options_for(const char *options, const struct e2map_window *w,
 	return s;
 }
 
+/* A handle on the filesystem W finds in IMAGE, every mount check made. */
+static int open_handle(const char *image, const char *options,
+		       const struct e2map_options *o,
+		       const struct e2map_window *w, const struct stat *st,
+		       e2map_t **out)
+{
+	e2map_t *m;
+	int err;
+
+	*out = NULL;
+	if (!(m = calloc(1, sizeof(*m))) || !(m->image = strdup(image)) ||
+	    !(m->options = options_for(options, w, o))) {
+		if (m)
+			free(m->image);
+		free(m);
+		return -ENOMEM;
+	}
+	m->warm = o->warm;
+	if ((err = open_fs(image, o, w, m)) < 0 ||
+	    (err = (w->own ? check_window(m, w)
+			   : check_geometry(m, st, o->offset))) < 0 ||
+	    (err = check_mountable(m)) < 0) {
+		e2map_close(m);
+		return err;
+	}
+	set_limits(m);
+	if ((err = e2map__zone_setup(m)) < 0) {
+		e2map_close(m);
+		return err;
+	}
+	/* The journal inode was checked against a zone still being built. */
+	e2map__icache_free(m);
+	*out = m;
+	return 0;
+}
+
+/*
+ * replay: the journal is read as the kernel reads it at mount, through
+ * the filesystem as it lies; then the handle is opened again through e2map's io
+ * manager with the recovered blocks laid over the image, so that the
+ * superblock, the descriptors and everything after are the recovered
+ * ones.  The kernel's read-write mount then clears needs_recovery: so
+ * does the handle, in memory.
+ */
+static int replay(const char *image, const char *options,
+		  const struct e2map_options *o, const struct e2map_window *w,
+		  const struct stat *st, e2map_t **mp)
+{
+	struct e2map_window rw = *w;
+	struct e2map_overlay *ov;
+	size_t n;
+	int err;
+
+	err = e2map__journal_replay(*mp, &ov);
+	if (err < 0 || !ov) {
+		if (err < 0) {
+			e2map_close(*mp);
+			*mp = NULL;
+		}
+		return err;
+	}
+	e2map_close(*mp);
+	n = e2map__overlay_count(ov);
+	rw.own = true;
+	e2map__io_hand_overlay(ov);
+	err = open_handle(image, options, o, &rw, st, mp);
+	e2map__io_hand_overlay(NULL);	/* not taken when the open failed early */
+	if (err < 0)
+		return err;
+	ext2fs_clear_feature_journal_needs_recovery((*mp)->fs->super);
+	(*mp)->replayed = n;
+	return 0;
+}
+
 int e2map_open(const char *image, const char *options, e2map_t **out)
 {
 	struct e2map_options o;
@@ -233,30 +307,11 @@ int e2map_open(const char *image, const char *options, e2map_t **out)
 	initialize_ext2_error_table();
 	if ((err = e2map__parse_options(options, &o)) < 0 ||
 	    (err = check_file(image, o.offset, &st)) < 0 ||
-	    (err = e2map__window_resolve(image, &o, &w)) < 0)
+	    (err = e2map__window_resolve(image, &o, &w)) < 0 ||
+	    (err = open_handle(image, options, &o, &w, &st, &m)) < 0)
 		return err;
-	if (!(m = calloc(1, sizeof(*m))) || !(m->image = strdup(image)) ||
-	    !(m->options = options_for(options, &w, &o))) {
-		if (m)
-			free(m->image);
-		free(m);
-		return -ENOMEM;
-	}
-	m->warm = o.warm;
-	if ((err = open_fs(image, &o, &w, m)) < 0 ||
-	    (err = (w.own ? check_window(m, &w)
-			  : check_geometry(m, &st, o.offset))) < 0 ||
-	    (err = check_mountable(m)) < 0) {
-		e2map_close(m);
+	if (o.replay && (err = replay(image, options, &o, &w, &st, &m)) < 0)
 		return err;
-	}
-	set_limits(m);
-	if ((err = e2map__zone_setup(m)) < 0) {
-		e2map_close(m);
-		return err;
-	}
-	/* The journal inode was checked against a zone still being built. */
-	e2map__icache_free(m);
 	*out = m;
 	return 0;
 }

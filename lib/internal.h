@@ -58,6 +58,7 @@ struct e2map {
 	uint64_t s_maxbytes;		/* extent-mapped inodes (spec §6) */
 	uint64_t s_bitmap_maxbytes;	/* block-mapped inodes */
 	bool warm;			/* cache=warm */
+	size_t replayed;		/* blocks journal recovery laid over */
 	uint64_t blocks_read;		/* metadata blocks read from the image */
 	struct blkset dir_ok;		/* directory blocks whose checksum passed */
 	dgrp_t itable_ahead;		/* inode tables prefetched below this group */
@@ -125,6 +126,7 @@ struct e2map_options {
 	uint64_t offset;		/* offset=BYTES */
 	unsigned partition;		/* partition=N; 0: none given */
 	bool warm;			/* cache=warm */
+	bool replay;			/* replay: the journal recovered */
 };
 int e2map__parse_options(const char *options, struct e2map_options *o);
 
@@ -143,6 +145,13 @@ int e2map__parse_options(const char *options, struct e2map_options *o);
 
 /* image.c */
 bool e2map__block_valid(const e2map_t *m, uint64_t pblk, uint64_t count);
+
+/*
+ * journal.c: the blocks journal recovery would write (*OUT NULL when the
+ * journal needs none), or the -errno the kernel's mount fails with.
+ */
+struct e2map_overlay;
+int e2map__journal_replay(e2map_t *m, struct e2map_overlay **out);
 
 /* bcache.c: block PBLK into BUF, through the image's block cache */
 int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf);

@@ -38,6 +38,25 @@ int e2map__media_pread(struct e2map_media *md, void *buf, size_t len,
  */
 extern io_manager e2map__io_manager;
 
+/*
+ * The journal overlay (journal.c builds it, the io manager reads through
+ * it): blocks of BS bytes that replace the media's, as journal recovery
+ * would have written them.  _set fills entry I (0 <= I < N, in rising
+ * BLK order) with a copy of DATA.
+ */
+struct e2map_overlay;
+int e2map__overlay_new(uint32_t bs, size_t n, struct e2map_overlay **out);
+void e2map__overlay_set(struct e2map_overlay *ov, size_t i, uint64_t blk,
+			const void *data);
+void e2map__overlay_free(struct e2map_overlay *ov);
+size_t e2map__overlay_count(const struct e2map_overlay *ov);
+/*
+ * The next channel this thread opens with e2map__io_manager reads through
+ * OV and frees it at its close (ext2fs_open2 reads the superblock before
+ * any option could name it, so it is handed over here).
+ */
+void e2map__io_hand_overlay(struct e2map_overlay *ov);
+
 /* partition.c: e2map_disk_read on open media. */
 struct e2map_disk;
 int e2map__disk_read_media(struct e2map_media *md, struct e2map_disk **out);

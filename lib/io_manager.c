@@ -21,8 +21,96 @@
 struct window {
 	struct e2map_media *md;
 	uint64_t offset, size;
+	struct e2map_overlay *ov;	/* replayed blocks over the media */
 	struct struct_io_stats stats;
 };
+
+struct e2map_overlay {
+	uint32_t bs;
+	size_t n;
+	uint64_t *blk;		/* rising */
+	unsigned char *data;	/* n blocks */
+};
+
+static _Thread_local struct e2map_overlay *handed;
+
+int e2map__overlay_new(uint32_t bs, size_t n, struct e2map_overlay **out)
+{
+	struct e2map_overlay *ov = calloc(1, sizeof(*ov));
+
+	*out = NULL;
+	if (!ov || !(ov->blk = calloc(n ? n : 1, sizeof(*ov->blk))) ||
+	    !(ov->data = malloc(n ? n * (size_t)bs : 1))) {
+		e2map__overlay_free(ov);
+		return -ENOMEM;
+	}
+	ov->bs = bs;
+	ov->n = n;
+	*out = ov;
+	return 0;
+}
+
+void e2map__overlay_set(struct e2map_overlay *ov, size_t i, uint64_t blk,
+			const void *data)
+{
+	ov->blk[i] = blk;
+	memcpy(ov->data + i * (size_t)ov->bs, data, ov->bs);
+}
+
+void e2map__overlay_free(struct e2map_overlay *ov)
+{
+	if (!ov)
+		return;
+	free(ov->blk);
+	free(ov->data);
+	free(ov);
+}
+
+size_t e2map__overlay_count(const struct e2map_overlay *ov)
+{
+	return ov ? ov->n : 0;
+}
+
+void e2map__io_hand_overlay(struct e2map_overlay *ov)
+{
+	e2map__overlay_free(handed);
+	handed = ov;
+}
+
+/* The first overlay block ending after byte OFF. */
+static size_t overlay_find(const struct e2map_overlay *ov, uint64_t off)
+{
+	size_t lo = 0, hi = ov->n;
+	uint64_t b = off / ov->bs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ov->blk[mid] < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Lay the overlay's blocks over bytes [OFF, OFF + LEN) read into DATA. */
+static void overlay_apply(const struct e2map_overlay *ov, uint64_t off,
+			  size_t len, unsigned char *data)
+{
+	size_t i;
+
+	for (i = overlay_find(ov, off); i < ov->n; i++) {
+		uint64_t start = ov->blk[i] * ov->bs, end = start + ov->bs;
+		uint64_t from = start > off ? start : off;
+		uint64_t to = end < off + len ? end : off + len;
+
+		if (start >= off + len)
+			break;
+		memcpy(data + (from - off), ov->data + i * (size_t)ov->bs +
+		       (from - start), (size_t)(to - from));
+	}
+}
 
 static struct struct_io_manager manager;
 
@@ -32,8 +120,10 @@ static errcode_t close_channel(io_channel ch)
 
 	if (--ch->refcount > 0)
 		return 0;
-	if (w)
+	if (w) {
 		e2map__media_close(w->md);
+		e2map__overlay_free(w->ov);
+	}
 	free(w);
 	free(ch->name);
 	free(ch);
@@ -59,6 +149,8 @@ static errcode_t open_channel(const char *name, int flags, io_channel *out)
 	ch->block_size = 1024;
 	ch->refcount = 1;
 	ch->flags = flags;
+	w->ov = handed;
+	handed = NULL;
 	if (flags & IO_FLAG_RW)
 		err = -EROFS;
 	else
@@ -132,6 +224,8 @@ static errcode_t read_bytes(io_channel ch, uint64_t off, size_t len,
 	if (part && (err = e2map__media_pread(w->md, data, part,
 					      w->offset + off)) < 0)
 		return err == -EBADMSG ? EXT2_ET_BAD_CRC : EIO;
+	if (part && w->ov)
+		overlay_apply(w->ov, off, part, data);
 	w->stats.bytes_read += part;
 	if (part == len)
 		return 0;

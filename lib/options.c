@@ -83,6 +83,10 @@ static int parse_option(const char *opt, struct e2map_options *o)
 	}
 	if (!strncmp(opt, "partition=", 10))
 		return parse_partition(opt + 10, o);
+	if (!strcmp(opt, "replay")) {
+		o->replay = true;
+		return 0;
+	}
 	if (!strcmp(opt, "cache=cold") || !strcmp(opt, "cache=warm")) {
 		o->warm = opt[6] == 'w';
 		return 0;
