@@ -296,7 +296,7 @@ Test(cli, getopt_says_nothing_itself)
 	cr_assert_eq(r.status, 2);
 	cr_assert_str_eq(r.err, "e2map: check: invalid option or missing "
 			 "argument: '-Z'\nusage: e2map check [-q] [-j N] [--json] [--offset "
-			 "BYTES] [--partition N] IMAGE\n");
+			 "BYTES] [--partition N] [--replay] IMAGE\n");
 }
 
 Test(cli, help_explains_help)
