@@ -245,6 +245,8 @@ static void settle_revokes(struct jnl *j)
 {
 	size_t i, n = 0;
 
+	if (!j->nrv)	/* j->rv may be NULL, which qsort may not be given */
+		return;
 	qsort(j->rv, j->nrv, sizeof(*j->rv), cmp_revoke);
 	for (i = 0; i < j->nrv; i++) {
 		if (n && j->rv[n - 1].blk == j->rv[i].blk) {
@@ -262,6 +264,8 @@ static bool revoked(const struct jnl *j, uint64_t blk, uint32_t seq)
 {
 	struct revoke key = { blk, 0 }, *r;
 
+	if (!j->nrv)	/* j->rv may be NULL, which bsearch may not be given */
+		return false;
 	r = bsearch(&key, j->rv, j->nrv, sizeof(*j->rv), cmp_revoke);
 	return r && !tid_gt(seq, r->seq);
 }
@@ -632,7 +636,8 @@ static int make_overlay(struct jnl *j, struct e2map_overlay **out)
 	size_t i, n = 0;
 	int err;
 
-	qsort(j->rp, j->nrp, sizeof(*j->rp), cmp_replayed);
+	if (j->nrp)	/* as in settle_revokes: j->rp may be NULL */
+		qsort(j->rp, j->nrp, sizeof(*j->rp), cmp_replayed);
 	for (i = 0; i < j->nrp; i++) {
 		if (i + 1 < j->nrp && j->rp[i + 1].blk == j->rp[i].blk)
 			continue;
