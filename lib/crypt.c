@@ -12,12 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define XATTR_MAGIC 0xEA020000U
 #define INDEX_ENCRYPTION 9
 #define CTX_MAX 40		/* sizeof(union fscrypt_context) */
 #define CTX_V1 1
 #define CTX_V2 2
-#define XATTR_SIZE_MAX (1U << 24)
 #define COMPAT_STABLE_INODES 0x0800
 /* struct fscrypt_nokey_name: dirhash[2], bytes[149], sha256[32] */
 #define NOKEY_BYTES 8
@@ -30,122 +28,10 @@
 #define IV_INO_LBLK_64 0x08
 #define IV_INO_LBLK_32 0x10
 
-static size_t entry_len(const unsigned char *e)
-{
-	return (16 + e[0] + 3) & ~(size_t)3;
-}
-
-/* One entry of ext4_xattr_get's search: value bytes or -ERANGE. */
-static int copy_value(const unsigned char *e, const unsigned char *vstart,
-		      const unsigned char *end, unsigned char *buf, size_t len)
-{
-	uint32_t size = le32(e + 8);
-	uint32_t offs = e[2] | e[3] << 8;
-
-	if (size > XATTR_SIZE_MAX || size > len)
-		return -ERANGE;
-	if (le32(e + 4))	/* value in an EA inode: never a context */
-		return -ERANGE;
-	if (offs > (size_t)(end - vstart) || size > (size_t)(end - vstart - offs))
-		return -EUCLEAN;
-	memcpy(buf, vstart + offs, size);
-	return (int)size;
-}
-
-/*
- * xattr_find_entry: entries from P to END; SORTED (the block) stops at the
- * first entry sorting after the name.  The entry, or NULL.
- */
-static const unsigned char *find(const unsigned char *p,
-				 const unsigned char *end, bool sorted,
-				 int *err)
-{
-	*err = 0;
-	for (; p + 4 <= end && le32(p); p += entry_len(p)) {
-		int cmp;
-
-		if (p + entry_len(p) >= end) {
-			*err = -EUCLEAN;
-			return NULL;
-		}
-		cmp = INDEX_ENCRYPTION - p[1];
-		if (!cmp)
-			cmp = 1 - (int)p[0];
-		if (!cmp)
-			cmp = 'c' - (int)p[16];
-		if (cmp == 0)
-			return p;
-		if (cmp < 0 && sorted)
-			return NULL;
-	}
-	return NULL;
-}
-
-/* ext4_xattr_ibody_get */
-static int ibody_get(e2map_file_t *f, unsigned char *buf, size_t len)
-{
-	unsigned isize = EXT2_INODE_SIZE(f->m->fs->super);
-	const unsigned char *first = f->raw + EXT2_GOOD_OLD_INODE_SIZE +
-				     f->inode->i_extra_isize + 4;
-	const unsigned char *end = f->raw + isize, *e;
-	int err;
-
-	if (!f->xattr_in_inode)
-		return -ENODATA;
-	if (!(e = find(first, end, false, &err)))
-		return err ? err : -ENODATA;
-	return copy_value(e, first, end, buf, len);
-}
-
-/* check_xattrs on the block: header, checksum, names in bounds. */
-static int check_block(e2map_file_t *f, const unsigned char *b)
-{
-	const unsigned char *p = b + 32, *end = b + f->m->bs;
-
-	if (le32(b) != XATTR_MAGIC || le32(b + 8) != 1)
-		return e2map__fail(f->m, -EUCLEAN, "inode %u: bad xattr block "
-				   "header", f->ino);
-	if (ext2fs_has_feature_metadata_csum(f->m->fs->super) &&
-	    !ext2fs_ext_attr_block_csum_verify(f->m->fs, f->ino, f->file_acl,
-					       (struct ext2_ext_attr_header *)b))
-		return e2map__fail(f->m, -EBADMSG, "inode %u: xattr block "
-				   "checksum does not match", f->ino);
-	for (; le32(p); p += entry_len(p))
-		if (p + entry_len(p) >= end || memchr(p + 16, 0, p[0]))
-			return e2map__fail(f->m, -EUCLEAN, "inode %u: corrupt "
-					   "xattr block", f->ino);
-	return 0;
-}
-
-/* ext4_xattr_block_get */
-static int block_get(e2map_file_t *f, unsigned char *buf, size_t len)
-{
-	const unsigned char *e;
-	unsigned char *b;
-	int err;
-
-	if (!f->file_acl)
-		return -ENODATA;
-	if (!(b = malloc(f->m->bs)))
-		return -ENOMEM;
-	if ((err = e2map__read_block(f->m, f->file_acl, b)) == 0 &&
-	    (err = check_block(f, b)) == 0) {
-		e = find(b + 32, b + f->m->bs, true, &err);
-		if (e)
-			err = copy_value(e, b, b + f->m->bs, buf, len);
-		else if (!err)
-			err = -ENODATA;
-	}
-	free(b);
-	return err;
-}
-
 /* ext4_get_context: the context bytes, or -errno. */
 static int get_context(e2map_file_t *f, unsigned char ctx[CTX_MAX])
 {
-	int r = ibody_get(f, ctx, CTX_MAX);
-
-	return r == -ENODATA ? block_get(f, ctx, CTX_MAX) : r;
+	return (int)e2map__xattr_get(f, INDEX_ENCRYPTION, "c", 1, ctx, CTX_MAX);
 }
 
 /* fscrypt_policy_from_context: version and size must agree. */

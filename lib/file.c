@@ -117,17 +117,26 @@ int e2map_file_open(e2map_t *m, const char *path, e2map_file_t **out)
 	return e2map_file_open_flags(m, path, 0, out);
 }
 
+int e2map__lookup_inode(e2map_t *m, const char *path, bool follow,
+			e2map_file_t **out)
+{
+	ext2_ino_t ino, parent;
+	int err;
+
+	if ((err = lookup_spec(m, path, follow, &ino, &parent)) < 0)
+		return err;
+	return e2map__iget(m, ino, !parent, out);
+}
+
 static int stat_path(e2map_t *m, const char *path, bool follow,
 		     struct e2map_stat *st)
 {
 	e2map_file_t *f;
-	ext2_ino_t ino, parent;
 	int err;
 
 	if (!m || !path || !st)
 		return -EINVAL;
-	if ((err = lookup_spec(m, path, follow, &ino, &parent)) < 0 ||
-	    (err = e2map__iget(m, ino, !parent, &f)) < 0)
+	if ((err = e2map__lookup_inode(m, path, follow, &f)) < 0)
 		return err;
 	err = e2map_file_stat(f, st);
 	e2map_file_close(f);

@@ -13,26 +13,6 @@
 #define XATTR_INDEX_SYSTEM 7
 #define MIN_INLINE_DATA_SIZE 60	/* i_block */
 #define I_BLOCK_OFFSET 40	/* offsetof(struct ext4_inode, i_block) */
-#define XATTR_SIZE_MAX (1U << 24)
-
-struct ibody_entry {
-	uint8_t name_len;
-	uint8_t name_index;
-	uint16_t value_offs;
-	uint32_t value_inum;
-	uint32_t value_size;
-	uint32_t hash;
-};
-
-static void get_entry(const unsigned char *p, struct ibody_entry *e)
-{
-	e->name_len = p[0];
-	e->name_index = p[1];
-	e->value_offs = p[2] | p[3] << 8;
-	e->value_inum = le32(p + 4);
-	e->value_size = le32(p + 8);
-	e->hash = le32(p + 12);
-}
 
 static int bad_entry(e2map_file_t *f)
 {
@@ -40,82 +20,20 @@ static int bad_entry(e2map_file_t *f)
 			   "extended attribute", f->ino);
 }
 
-static bool is_system_data(const struct ibody_entry *e, const unsigned char *p)
-{
-	return e->name_index == XATTR_INDEX_SYSTEM && e->name_len == 4 &&
-	       !memcmp(p + 16, "data", 4);
-}
-
-static size_t entry_size(const unsigned char *p)
-{
-	return (16 + p[0] + 3) & ~(size_t)3;
-}
-
-/*
- * The end of the entry table (offset of the 4-byte terminator), or 0 when
- * an entry runs past the area or a name holds a NUL: check_xattrs' name
- * pass.
- */
-static size_t table_end(const unsigned char *base, size_t size)
-{
-	size_t pos = 0;
-
-	while (pos + 4 <= size && le32(base + pos) != 0) {
-		if (pos + 16 > size || pos + entry_size(base + pos) >= size ||
-		    memchr(base + pos + 16, 0, base[pos]))
-			return 0;
-		pos += entry_size(base + pos);
-	}
-	return pos + 4 <= size ? pos : 0;
-}
-
-/* A value lies after the entry table and, padded, inside the area. */
-static bool value_ok(const struct ibody_entry *e, size_t tend, size_t size)
-{
-	uint64_t padded = ((uint64_t)e->value_size + 3) & ~3ULL;
-
-	if (!e->value_size || e->value_inum)
-		return true;
-	return e->value_offs >= tend + 4 && e->value_offs <= size &&
-	       padded <= size - e->value_offs;
-}
-
-/* check_xattrs on an EA inode reference: feature, number, size. */
-static bool ea_inode_ok(const e2map_file_t *f, const struct ibody_entry *e)
-{
-	struct ext2_super_block *sb = f->m->fs->super;
-
-	if (!e->value_inum)
-		return true;
-	if (!ext2fs_has_feature_ea_inode(sb))
-		return false;
-	/* ext4_valid_inum, the root excluded */
-	if (e->value_inum < EXT2_FIRST_INO(sb) ||
-	    e->value_inum > sb->s_inodes_count)
-		return false;
-	return e->value_size != 0;
-}
-
 /* Check an area of SIZE bytes (after the magic) at BASE; find system.data. */
 static int scan_entries(e2map_file_t *f, const unsigned char *base, size_t size)
 {
-	size_t pos, tend = table_end(base, size);
-	struct ibody_entry e;
+	struct e2map__xarea a = { base, base, base + size };
+	struct e2map__xentry e;
 
-	if (!tend && (size < 4 || le32(base) != 0))
+	if (e2map__xarea_check(f->m, &a) < 0)
 		return bad_entry(f);
-	for (pos = 0; pos < tend; pos += entry_size(base + pos)) {
-		get_entry(base + pos, &e);
-		if (!ea_inode_ok(f, &e) || e.value_size > XATTR_SIZE_MAX ||
-		    !value_ok(&e, tend, size))
-			return bad_entry(f);
-		if (!is_system_data(&e, base + pos))
-			continue;
-		if (e.value_inum)
-			return bad_entry(f);
-		f->inline_size = MIN_INLINE_DATA_SIZE + e.value_size;
-		f->inline_value = (uint32_t)(base - f->raw) + e.value_offs;
-	}
+	if (!e2map__xarea_find(&a, XATTR_INDEX_SYSTEM, "data", 4, &e))
+		return 0;
+	if (e.inum)
+		return bad_entry(f);
+	f->inline_size = MIN_INLINE_DATA_SIZE + e.size;
+	f->inline_value = (uint32_t)(base - f->raw) + e.offs;
 	return 0;
 }
 

@@ -217,6 +217,11 @@ int e2map__iget(e2map_t *m, ext2_ino_t ino, bool by_number,
 void e2map__icache_free(e2map_t *m);
 bool e2map__fast_symlink(const e2map_file_t *f);
 
+/* file.c: PATH's inode as a path call reaches it (FOLLOW: a final
+ * symlink followed), loaded and checked; no open, no stat. */
+int e2map__lookup_inode(e2map_t *m, const char *path, bool follow,
+			e2map_file_t **out);
+
 /* crypt.c: fscrypt without keys */
 int e2map__crypt_dir_info(e2map_file_t *dir);
 bool e2map__crypt_permitted(e2map_file_t *parent, e2map_file_t *child);
@@ -231,6 +236,25 @@ int e2map__crypt_symlink(e2map_file_t *f, const unsigned char *caddr,
  * key (its no-key name), from DATA of MAX bytes; malloc'd. */
 int e2map__crypt_symlink_target(e2map_file_t *f, const unsigned char *data,
 				size_t max, char **target);
+
+/*
+ * xattr.c: an xattr area, in the inode (values from FIRST) or a block
+ * (values from the block's start), checked as check_xattrs checks it;
+ * an entry found by index and name as xattr_find_entry finds it; and
+ * ext4_xattr_get: the value's length (SIZE 0) or the value in BUF, or
+ * -ENODATA, -ERANGE, the corruption's -errno.
+ */
+struct e2map__xarea {
+	const unsigned char *vstart, *first, *end;
+};
+struct e2map__xentry {
+	uint32_t offs, inum, size;
+};
+int e2map__xarea_check(const e2map_t *m, const struct e2map__xarea *a);
+bool e2map__xarea_find(const struct e2map__xarea *a, unsigned index,
+		       const char *name, size_t len, struct e2map__xentry *out);
+int64_t e2map__xattr_get(e2map_file_t *f, unsigned index, const char *name,
+			 size_t len, void *buf, size_t size);
 
 /* inline.c: in-inode xattr area, system.data, FIEMAP_FLAG_XATTR region */
 int e2map__ibody_scan(e2map_file_t *f);

@@ -7,10 +7,12 @@
 # NAME.calls.gz and NAME.golden.gz.  Needs root and loop mounts; a few
 # minutes.  The corpus recordings (testdata/corpus) are made separately:
 # scripts/record.sh CORPUS_IMAGE testdata/corpus with GOLDENS=none, and
-# scripts/record-read.sh CORPUS_IMAGE testdata/corpus.
+# scripts/record-read.sh and scripts/record-xattr.sh CORPUS_IMAGE
+# testdata/corpus.
 # Then, for every image the kernel mounts, what scan must report
 # (record-scan.sh: NAME.scan.gz) and read(2) of every path (record-read.sh:
-# NAME.read.gz).
+# NAME.read.gz) and the xattrs of every path (record-xattr.sh:
+# NAME.xattr.gz).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/../testdata}
@@ -18,10 +20,11 @@ out=${1:-$here/../testdata}
 "$here/mkcorrupt.sh" "$out"
 "$here/mkspecial.sh" "$out"
 "$here/mktimes.sh" "$out"	# scan's records only (record-scan.sh below)
+"$here/mkxattr.sh" "$out"	# xattrs only (record-xattr.sh below)
 RECORD=1 "$here/mkzone.sh" "$out"	# recorded there, with fewer goldens
 for img in "$out"/*.img.gz; do
 	name=$(basename "$img" .img.gz)
-	case $name in hash-*|cf-*|zone-*|linear-*|times*) continue ;; esac	# recorded by their scripts, or scan only
+	case $name in hash-*|cf-*|zone-*|linear-*|times*|xattr-*) continue ;; esac	# recorded by their scripts, or scan only
 	MAXFILES=1000000 MAXEMPTY=1000000 GOLDEN_MAXFILES=1000000 \
 		GOLDEN_MAXBYTES=1000000000 "$here/record.sh" "$img" "$out"
 	gzip -9 -n -f "$out/$name.calls" "$out/$name.golden"
@@ -35,4 +38,6 @@ for img in "$out"/*.img.gz; do
 		echo "record-scan: $(basename "$img"): not mounted, skipped"
 	"$here/record-read.sh" "$img" "$out" 2>/dev/null ||
 		echo "record-read: $(basename "$img"): not mounted, skipped"
+	"$here/record-xattr.sh" "$img" "$out" 2>/dev/null ||
+		echo "record-xattr: $(basename "$img"): not mounted, skipped"
 done
