@@ -138,12 +138,14 @@ const struct e2map_cmd *cmd_find(const char *name);
 int cmd_cat(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_du(int argc, char **argv);
+int cmd_extract(int argc, char **argv);
 int cmd_fiemap(int argc, char **argv);
 int cmd_filefrag(int argc, char **argv);
 int cmd_partitions(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_seek(int argc, char **argv);
-extern const struct cmd_spec cat_spec, check_spec, du_spec, fiemap_spec,
+extern const struct cmd_spec cat_spec, check_spec, du_spec, extract_spec,
+	fiemap_spec,
 	filefrag_spec, partitions_spec, scan_spec, seek_spec;
 
 /*

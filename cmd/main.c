@@ -51,6 +51,8 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	  &check_spec },
 	{ "du", cmd_du, "disk usage as GNU du prints it on the mount",
 	  &du_spec },
+	{ "extract", cmd_extract, "copy files out of the image, holes kept "
+	  "(as cp -a)", &extract_spec },
 	{ "fiemap", cmd_fiemap,
 	  "print the FIEMAP extent map as xfs_io -c fiemap", &fiemap_spec },
 	{ "filefrag", cmd_filefrag, "report extents as e2fsprogs filefrag",

@@ -301,6 +301,48 @@ E2MAP_API int64_t e2map_getxattr_ino(e2map_t *m, uint64_t ino,
 E2MAP_API int64_t e2map_lgetxattr(e2map_t *m, const char *path,
 				  const char *name, void *buf, size_t size);
 
+/*
+ * Copy PATH (its final symlink not followed) out of the image to DEST on
+ * the host, as `cp -a MNT/PATH DEST` copies it from the kernel's mount:
+ * DEST names the copy, or, when it is an existing directory, takes it
+ * under PATH's last name (the root's copy is DEST itself).  A regular
+ * file's data regions are those SEEK_DATA/SEEK_HOLE give, read as
+ * e2map_pread reads them and written at their offsets, so holes and
+ * unwritten ranges stay holes (only data is written), then the size is
+ * set.  A directory needs E2MAP_EXTRACT_RECURSIVE (else -EISDIR) and is
+ * copied in e2map_readdir's order; a file of several links is copied at
+ * its first name and linked at the others; symlinks, FIFOs and sockets
+ * are made anew, device nodes only by root (else -EPERM).  What is there
+ * is replaced, directories kept; nothing is followed on the host.
+ * E2MAP_EXTRACT_PRESERVE also sets the xattrs (ACLs included, names the
+ * host refuses as unsupported skipped), then the owner (ignored without
+ * the right as cp does), the mode and the two times with nanoseconds;
+ * without it, files and directories get their mode less the umask.
+ * CB (may be NULL) is called once per entry done or failed, in walk
+ * order, directories after their contents: ERR 0, or the -errno of the
+ * step WHAT that failed ("open", "read", "readdir", "mknod", "chown"...);
+ * PARTIAL when DEST holds the bytes read before a failure (and no more:
+ * the size is cut there).  One entry's failure does not stop the walk;
+ * CB's negative return does, and is returned.  Returns the number of
+ * failed entries (0: all extracted), or -EINVAL, -ENOMEM.
+ */
+#define E2MAP_EXTRACT_RECURSIVE 0x1
+#define E2MAP_EXTRACT_PRESERVE 0x2
+struct e2map_extract_event {
+	const char *path;	/* in the image */
+	const char *dest;	/* on the host */
+	uint32_t mode;		/* the inode's, 0 where its stat failed */
+	uint64_t bytes;		/* data bytes written */
+	int err;
+	const char *what;
+	int partial;
+};
+typedef int (*e2map_extract_cb)(const struct e2map_extract_event *ev,
+				void *payload);
+E2MAP_API int e2map_extract(e2map_t *m, const char *path, const char *dest,
+			    unsigned flags, e2map_extract_cb cb,
+			    void *payload);
+
 /* What statfs(2) on the mount would tell the tools. */
 struct e2map_statfs {
 	uint32_t type;		/* 0xEF53 */

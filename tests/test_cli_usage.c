@@ -692,6 +692,49 @@ Test(cli, cat_goes_on_after_a_failure, .init = make_image,
 			 "e2map: cat: "), "%s", r.err);
 }
 
+Test(cli, extract_usage_errors)
+{
+	struct run r;
+
+	run(&r, (const char *[]){ "extract", "x.img", "/f", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "usage: e2map extract [-r] [-p] "), "%s", r.err);
+	run(&r, (const char *[]){ "extract", "-z", "x.img", "/f", "d", NULL });
+	cr_assert_eq(r.status, 2);
+}
+
+/* A failure names the entry and the step; the walk goes on; exit 1. */
+Test(cli, extract_names_what_failed, .init = make_image,
+     .fini = remove_image)
+{
+	char dest[400], file[420], got[8] = { 0 };
+	struct run r;
+	int fd;
+
+	need_image();
+	snprintf(dest, sizeof(dest), "%s/out", tmpdir);
+	run(&r, (const char *[]){ "extract", image, "/", dest, NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, ":/: not recursive: Is a directory\n"),
+		  "%s", r.err);
+	run(&r, (const char *[]){ "extract", "-q", image, "/nope", dest, NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, "e2map: extract: ") &&
+		  strstr(r.err, ":/nope: lstat: No such file or directory"),
+		  "%s", r.err);
+	run(&r, (const char *[]){ "extract", "-r", "-p", image, "/", dest,
+				  NULL });
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_str_empty(r.err);
+	snprintf(file, sizeof(file), "%s/f", dest);
+	cr_assert((fd = open(file, O_RDONLY)) >= 0);
+	cr_assert_eq(read(fd, got, sizeof(got)), 6);
+	close(fd);
+	cr_assert_str_eq(got, "hello\n");
+	snprintf(file, sizeof(file), "%s/link", dest);
+	cr_assert_eq(readlink(file, got, sizeof(got)), 1);
+}
+
 Test(cli, partitions_usage_errors)
 {
 	struct run r;

@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * e2map_extract -r -p of whole testdata images into a scratch directory,
+ * against what the kernel's mount gives cp -a (the recordings):
+ *  - every regular file's bytes equal read(2) of it on the mount
+ *    (NAME.read.gz, 4 KiB calls); where the kernel's read failed, the
+ *    extract reports that file, and the copy holds exactly the bytes the
+ *    kernel returned before the error;
+ *  - its data regions are the kernel's SEEK_DATA/SEEK_HOLE map
+ *    (`seek -a -r` in NAME.golden.gz), each rounded out to the scratch
+ *    filesystem's block size, where allocation happens (equal where the
+ *    block sizes are equal): holes and unwritten ranges stay holes;
+ *  - modes, owners, times with nanoseconds, sizes, symlink targets, device
+ *    numbers and hard-link groups are those of e2map_lstat (held to the
+ *    kernel's stat by the scan tests); xattrs are those the mount lists
+ *    (NAME.xattr.gz), where the scratch filesystem takes them.
+ */
+#include <criterion/criterion.h>
+
+#include <e2map.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "calls.h"
+#include "fixture.h"
+#include "sha256.h"
+
+/* What the extract reported failing, by image path. */
+struct failures {
+	char **path;
+	int *err;
+	uint64_t *bytes;
+	size_t n;
+};
+
+static int on_event(const struct e2map_extract_event *ev, void *payload)
+{
+	struct failures *f = payload;
+
+	if (!ev->err)
+		return 0;
+	f->path = realloc(f->path, (f->n + 1) * sizeof(*f->path));
+	f->err = realloc(f->err, (f->n + 1) * sizeof(*f->err));
+	f->bytes = realloc(f->bytes, (f->n + 1) * sizeof(*f->bytes));
+	cr_assert(f->path && f->err && f->bytes);
+	cr_assert((f->path[f->n] = strdup(ev->path)));
+	f->err[f->n] = ev->err;
+	f->bytes[f->n++] = ev->bytes;
+	return 0;
+}
+
+static int failed(const struct failures *f, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (!strcmp(f->path[i], path))
+			return f->err[i];
+	return 0;
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(p);
+}
+
+struct run {
+	const char *name;
+	e2map_t *m;
+	char dir[64];		/* the scratch directory: the root's copy */
+	char *dest;		/* dir + image path, for one entry */
+	struct failures fail;
+	blksize_t bs;		/* the scratch filesystem's block size */
+};
+
+static const char *dest_of(struct run *r, const char *path)
+{
+	free(r->dest);
+	cr_assert((r->dest = malloc(strlen(r->dir) + strlen(path) + 1)));
+	strcpy(r->dest, r->dir);
+	strcat(r->dest, strcmp(path, "/") ? path : "");
+	return r->dest;
+}
+
+static void extract_all(struct run *r, const char *name)
+{
+	char *img = fixture_image(name);
+	struct stat hs;
+	int n;
+
+	memset(r, 0, sizeof(*r));
+	r->name = name;
+	cr_assert(img, "cannot unpack testdata/%s.img.gz", name);
+	cr_assert_eq(e2map_open(img, NULL, &r->m), 0, "%s", e2map_errmsg(NULL));
+	fixture_remove(img);
+	strcpy(r->dir, "/tmp/e2map-extract-XXXXXX");
+	cr_assert(mkdtemp(r->dir));
+	n = e2map_extract(r->m, "/", r->dir, E2MAP_EXTRACT_RECURSIVE |
+			  E2MAP_EXTRACT_PRESERVE, on_event, &r->fail);
+	cr_assert_geq(n, 0, "%s: %s", name, e2map_strerror(n));
+	cr_expect_eq((size_t)n, r->fail.n, "%s: %d failures, %zu reported",
+		     name, n, r->fail.n);
+	cr_assert_eq(stat(r->dir, &hs), 0);
+	r->bs = hs.st_blksize;
+}
+
+static void run_free(struct run *r)
+{
+	size_t i;
+
+	nftw(r->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	for (i = 0; i < r->fail.n; i++)
+		free(r->fail.path[i]);
+	free(r->fail.path);
+	free(r->fail.err);
+	free(r->fail.bytes);
+	free(r->dest);
+	e2map_close(r->m);
+}
+
+/* Reading a copy must not move its atime (checked after). */
+static int open_copy(const char *p)
+{
+	int fd = open(p, O_RDONLY | O_NOFOLLOW | O_NOATIME);
+
+	return fd < 0 && errno == EPERM ? open(p, O_RDONLY | O_NOFOLLOW) : fd;
+}
+
+/* sha256 and length of the first MAX bytes of the host file P. */
+static int64_t file_sha(const char *p, uint64_t max, char hex[65])
+{
+	unsigned char buf[65536];
+	struct sha256 s;
+	int64_t total = 0;
+	ssize_t n;
+	int fd = open_copy(p);
+
+	if (fd < 0)
+		return -errno;
+	sha256_init(&s);
+	while ((uint64_t)total < max &&
+	       (n = read(fd, buf, max - (uint64_t)total < sizeof(buf) ?
+			 (size_t)(max - (uint64_t)total) : sizeof(buf))) > 0) {
+		sha256_update(&s, buf, (size_t)n);
+		total += n;
+	}
+	close(fd);
+	sha256_final(&s, hex);
+	return total;
+}
+
+/* A path through a symlink names, on the host, something else. */
+static bool through_symlink(e2map_t *m, const char *path)
+{
+	char *p = strdup(path), *slash;
+	struct e2map_stat st;
+	bool link = false;
+
+	cr_assert(p);
+	for (slash = strchr(p + 1, '/'); slash && !link;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		link = !e2map_lstat(m, p, &st) && S_ISLNK(st.mode);
+		*slash = '/';
+	}
+	free(p);
+	return link;
+}
+
+/* One path's "run 4096 START BYTES ERRNO SHA" against its copy. */
+static void check_bytes(struct run *r, const char *path, const char *rec)
+{
+	char err[32], sha[65], got[65];
+	unsigned long long start, bytes;
+	struct e2map_stat st;
+	int64_t n;
+
+	if (e2map_lstat(r->m, path, &st) || (st.mode & S_IFMT) != S_IFREG ||
+	    through_symlink(r->m, path))
+		return;
+	if (!strncmp(rec, "open ", 5)) {
+		cr_expect(failed(&r->fail, path), "%s: %s: open failed on the "
+			  "mount (%s), not in the extract", r->name, path, rec);
+		return;
+	}
+	cr_assert_eq(sscanf(rec, "run 4096 %llu %llu %31s %64s", &start, &bytes,
+			    err, sha), 4, "%s: bad record %s", r->name, rec);
+	if (start)
+		return;		/* only the last MiB recorded */
+	/* CUT: the recording stopped at 64 MiB, the file goes on */
+	n = file_sha(dest_of(r, path), strcmp(err, "CUT") ? UINT64_MAX : bytes,
+		     got);
+	if (strcmp(err, "0") && strcmp(err, "CUT")) {
+		cr_expect(failed(&r->fail, path), "%s: %s: the mount's read "
+			  "failed (%s), the extract did not", r->name, path,
+			  err);
+		if (n == -ENOENT)
+			return;	/* nothing written: the open failed */
+	} else {
+		cr_expect(!failed(&r->fail, path), "%s: %s: extract failed "
+			  "(%s) where the mount reads it", r->name, path,
+			  e2map_strerror(failed(&r->fail, path)));
+	}
+	cr_expect_eq(n, (int64_t)bytes, "%s: %s: %lld bytes, the mount "
+		     "reads %llu", r->name, path, (long long)n, bytes);
+	cr_expect_str_eq(got, sha, "%s: %s: bytes differ", r->name, path);
+}
+
+static void check_all_bytes(struct run *r)
+{
+	char path[4096], *text;
+	size_t len, at;
+	const char *cur = NULL;
+	int files = 0;
+
+	snprintf(path, sizeof(path), "%s/%s.read", fixture_testdata(),
+		 r->name);
+	cr_assert((text = calls_read_file(path, &len)), "no %s(.gz)", path);
+	for (at = strlen(text) + 1; at < len; at += strlen(text + at) + 1) {
+		if (text[at] == '/')
+			cur = text + at;
+		else if (cur && (!strncmp(text + at, "run 4096 ", 9) ||
+				 !strncmp(text + at, "open ", 5))) {
+			check_bytes(r, cur, text + at);
+			files++;
+		}
+	}
+	cr_assert_gt(files, 0);
+	free(text);
+}
+
+/* The host file's data regions, as SEEK_DATA/SEEK_HOLE give them. */
+static void host_map(const char *p, struct calls_buf *b)
+{
+	int fd = open_copy(p);
+	off_t pos = 0, d, h;
+
+	cr_assert_geq(fd, 0, "%s: %s", p, strerror(errno));
+	while ((d = lseek(fd, pos, SEEK_DATA)) >= 0) {
+		h = lseek(fd, d, SEEK_HOLE);
+		calls_buf_add(b, "%lld-%lld ", (long long)d, (long long)h);
+		pos = h;
+	}
+	close(fd);
+}
+
+/* The kernel's map (xfs_io seek -a -r output), rounded out to BS. */
+static void kernel_map(const char *out, size_t n, uint64_t size, uint64_t bs,
+		       struct calls_buf *b)
+{
+	unsigned long long v, d = 0, last_end = 0;
+	bool in = false, any = false;
+	const char *end = out + n, *p = memchr(out, '\n', n);
+	char kind[8];
+
+	p = p ? p + 1 : end;	/* past "Whence\tResult" */
+	while (p < end && sscanf(p, "%7s %llu", kind, &v) == 2) {
+		if (!strcmp(kind, "DATA")) {
+			d = v / bs * bs;
+			in = true;
+		} else if (!strcmp(kind, "HOLE") && in) {
+			unsigned long long e = (v + bs - 1) / bs * bs;
+
+			e = e > size ? size : e;
+			if (any && d <= last_end) {
+				/* merge with the region before: drop its end */
+				b->len = (size_t)(strrchr(b->s, '-') - b->s);
+				b->s[b->len] = '\0';
+				calls_buf_add(b, "-%llu ", e);
+			} else {
+				calls_buf_add(b, "%llu-%llu ", d, e);
+			}
+			last_end = e;
+			any = true;
+			in = false;
+		}
+		p = memchr(p, '\n', (size_t)(end - p));
+		p = p ? p + 1 : end;
+	}
+}
+
+static void check_maps(struct run *r)
+{
+	char path[4096], *text, *hdr, *at;
+	size_t len;
+	int files = 0;
+
+	snprintf(path, sizeof(path), "%s/%s.golden", fixture_testdata(),
+		 r->name);
+	cr_assert((text = calls_read_file(path, &len)), "no %s(.gz)", path);
+	for (at = text; (hdr = strstr(at, "$ seek -a -r IMAGE ")); ) {
+		char *tab = strchr(hdr, '\t'), *nl = strchr(hdr, '\n'), *p;
+		unsigned long nout = 0, nerr = 0;
+		int exit = 1;
+		struct e2map_stat st;
+		struct calls_buf want = { 0 }, got = { 0 };
+
+		cr_assert(tab && nl);
+		sscanf(tab, "\t%lu\t%d\t%lu", &nout, &exit, &nerr);
+		at = nl + 1 + nout + nerr;
+		if (tab - hdr < 22 || strncmp(tab - 2, " 0", 2) || exit)
+			continue;
+		p = strndup(hdr + 19, (size_t)(tab - 2 - hdr - 19));
+		if (!e2map_lstat(r->m, p, &st) && S_ISREG(st.mode) &&
+		    !failed(&r->fail, p) && !through_symlink(r->m, p)) {
+			kernel_map(nl + 1, nout, st.size, (uint64_t)r->bs,
+				   &want);
+			host_map(dest_of(r, p), &got);
+			cr_expect_str_eq(got.s ? got.s : "",
+					 want.s ? want.s : "", "%s: %s: data "
+					 "regions %s, the kernel's %s (block "
+					 "size %ld)", r->name, p,
+					 got.s ? got.s : "none",
+					 want.s ? want.s : "none", (long)r->bs);
+			files++;
+		}
+		free(p);
+		free(want.s);
+		free(got.s);
+	}
+	cr_assert_gt(files, 0, "%s: no seek maps in %s", r->name, path);
+	free(text);
+}
+
+/* Metadata of every extracted entry against e2map_lstat of its path. */
+static int check_meta(struct run *r, const char *path,
+		      struct calls_buf *links)
+{
+	struct e2map_stat st;
+	struct stat hs;
+	const char *d = dest_of(r, path);
+
+	if (e2map_lstat(r->m, path, &st) || failed(&r->fail, path) ||
+	    through_symlink(r->m, path))
+		return 0;
+	cr_assert_eq(lstat(d, &hs), 0, "%s: %s: no copy at %s", r->name,
+		     path, d);
+	cr_expect_eq(hs.st_mode, st.mode, "%s: %s: mode %o, not %o", r->name,
+		     path, hs.st_mode, st.mode);
+	cr_expect(hs.st_uid == st.uid && hs.st_gid == st.gid,
+		  "%s: %s: owner", r->name, path);
+	cr_expect(hs.st_mtim.tv_sec == st.mtime.sec &&
+		  hs.st_mtim.tv_nsec == st.mtime.nsec, "%s: %s: mtime",
+		  r->name, path);
+	cr_expect(hs.st_atim.tv_sec == st.atime.sec &&
+		  hs.st_atim.tv_nsec == st.atime.nsec, "%s: %s: atime",
+		  r->name, path);
+	if (S_ISREG(st.mode) || S_ISLNK(st.mode))
+		cr_expect_eq((uint64_t)hs.st_size, st.size, "%s: %s: size",
+			     r->name, path);
+	if (S_ISCHR(st.mode) || S_ISBLK(st.mode))
+		cr_expect_eq((uint64_t)hs.st_rdev, st.rdev, "%s: %s: rdev",
+			     r->name, path);
+	if (!S_ISDIR(st.mode) && st.nlink > 1)
+		calls_buf_add(links, "%llu %llu\n", (unsigned long long)st.ino,
+			      (unsigned long long)hs.st_ino);
+	return 1;
+}
+
+/* Hard links: one host inode per image inode, and the other way round. */
+static void check_links(const struct calls_buf *links)
+{
+	unsigned long long a, b, c, d;
+	const char *p, *q;
+
+	for (p = links->s; p && *p; p = strchr(p, '\n') + 1) {
+		sscanf(p, "%llu %llu", &a, &b);
+		for (q = links->s; *q; q = strchr(q, '\n') + 1) {
+			sscanf(q, "%llu %llu", &c, &d);
+			cr_expect((a == c) == (b == d), "hard links: image "
+				  "inodes %llu/%llu, copies %llu/%llu", a, c,
+				  b, d);
+		}
+	}
+}
+
+static void check_all_meta(struct run *r)
+{
+	char path[4096], *text;
+	size_t len, at;
+	struct calls_buf links = { 0 };
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s.read", fixture_testdata(),
+		 r->name);
+	cr_assert((text = calls_read_file(path, &len)), "no %s(.gz)", path);
+	for (at = strlen(text) + 1; at < len; at += strlen(text + at) + 1)
+		if (text[at] == '/')
+			n += check_meta(r, text + at, &links);
+	cr_assert_gt(n, 0);
+	check_links(&links);
+	free(links.s);
+	free(text);
+}
+
+static void image(const char *name)
+{
+	struct run r;
+
+	extract_all(&r, name);
+	check_all_meta(&r);
+	check_all_bytes(&r);
+	check_maps(&r);
+	run_free(&r);
+}
+
+/* Each value NAME.xattr.gz shows the mount giving, on the copy. */
+static void check_xattrs(struct run *r)
+{
+	char path[4096], *text, name[300];
+	const char *cur = NULL, *at;
+	size_t len;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s.xattr", fixture_testdata(),
+		 r->name);
+	cr_assert((text = calls_read_file(path, &len)), "no %s(.gz)", path);
+	name[0] = '\0';
+	for (at = text; at < text + len; at += strlen(at) + 1) {
+		if (!strncmp(at, "P ", 2)) {
+			cur = at + 2;
+		} else if (!strncmp(at, "N ", 2)) {
+			snprintf(name, sizeof(name), "%s", at + 2);
+		} else if (!strncmp(at, "V ", 2) && name[0] && cur &&
+			   !failed(&r->fail, cur) && !through_symlink(r->m, cur)) {
+			size_t hl = strlen(at + 2), i;
+			unsigned char *want = malloc(hl / 2 + 1), *got;
+			ssize_t g;
+
+			cr_assert(want && (got = malloc(hl / 2 + 1)));
+			for (i = 0; i < hl / 2; i++)
+				sscanf(at + 2 + 2 * i, "%2hhx", &want[i]);
+			g = lgetxattr(dest_of(r, cur), name, got, hl / 2 + 1);
+			cr_expect(g == (ssize_t)(hl / 2) && !memcmp(got, want, hl / 2),
+				  "%s: %s: xattr %s not copied (%s)", r->name,
+				  cur, name, g < 0 ? strerror(errno) : "value");
+			free(want);
+			free(got);
+			n++;
+			name[0] = '\0';
+		} else {
+			name[0] = '\0';	/* "G": a probe, not listed */
+		}
+	}
+	cr_assert_gt(n, 0);
+	free(text);
+}
+
+static void image_xattrs(const char *name)
+{
+	struct run r;
+
+	extract_all(&r, name);
+	check_xattrs(&r);
+	run_free(&r);
+}
+
+TestSuite(extract, .timeout = 120);
+
+Test(extract, xattrs_of_every_kind) { image_xattrs("xattr-4k"); }
+Test(extract, xattrs_4k) { image_xattrs("ext4-4k"); }
+
+Test(extract, ext4_4k) { image("ext4-4k"); }
+Test(extract, ext4_1k) { image("ext4-1k"); }
+Test(extract, ext4_2k) { image("ext4-2k"); }
+Test(extract, ext2_1k) { image("ext2-1k"); }
+Test(extract, ext3_1k) { image("ext3-1k"); }
+Test(extract, ext4_bigalloc) { image("ext4-bigalloc"); }
+Test(extract, ext4_inline) { image("ext4-inline"); }
+Test(extract, ext4_links) { image("ext4-links"); }
+Test(extract, ext4_noextents) { image("ext4-noextents"); }
+Test(extract, ext4_deep) { image("ext4-deep"); }
+Test(extract, ext4_names) { image("ext4-names"); }
+Test(extract, special_1k) { image("special-1k"); }
+Test(extract, corrupt_4k) { image("corrupt-4k"); }
+Test(extract, crafted_4k) { image("crafted-4k"); }
