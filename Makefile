@@ -247,5 +247,6 @@ tsan-smoke:
 bench: all
 	@scripts/deps.sh bench
 	E2MAP=$(abspath $(E2MAP)) scripts/bench.sh
+	E2MAP=$(abspath $(E2MAP)) scripts/bench-extract.sh
 
 FORCE:

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Extract's benchmark (issue 9): one image of SIZE (default 2G) holding
+# FILES sparse files of 256 MiB, each alternating 64 KiB of data and 64 KiB
+# of hole (heavily fragmented), copied out whole with a warm page cache:
+#   e2map extract -r      the tree, holes kept
+#   debugfs rdump         e2fsprogs' copy (writes holes as zeroes)
+#   cp -a from the mount  the kernel's copy (mount and umount not timed)
+# Prints seconds (best of RUNS) and ratios to e2map, and the bytes each
+# copy allocates.  Needs root and loop mounts.
+#   scripts/bench-extract.sh [SIZE [FILES [RUNS]]]
+set -euo pipefail
+export LC_ALL=C
+here=$(cd "$(dirname "$0")" && pwd)
+e2map=${E2MAP:-$here/../cmd/e2map}
+size=${1:-2G} files=${2:-4} runs=${3:-3}
+[ "$(id -u)" = 0 ] || { echo "bench-extract: needs root" >&2; exit 2; }
+work=$(mktemp -d /tmp/bench-extract.XXXXXX)
+trap 'mountpoint -q "$work/mnt" && umount "$work/mnt"; rm -rf "$work"' EXIT
+mkdir "$work/mnt"
+img=$work/x.img
+truncate -s "$size" "$img"
+mke2fs -q -F -t ext4 "$img"
+mount -o loop "$img" "$work/mnt"
+python3 - "$work/mnt" "$files" <<'EOF'
+import os, sys
+d, n = sys.argv[1], int(sys.argv[2])
+chunk = os.urandom(65536)
+for i in range(n):
+    with open(os.path.join(d, "f%d" % i), "wb") as f:
+        for off in range(0, 256 << 20, 131072):
+            f.seek(off)
+            f.write(chunk)
+        f.truncate(256 << 20)
+EOF
+umount "$work/mnt"
+cat "$img" > /dev/null	# warm
+
+best() {	# best of $runs wall seconds of "$@", OUT removed before each
+	local b="" t s e
+	for _ in $(seq "$runs"); do
+		rm -rf "$work/out"; mkdir "$work/out"; sync
+		s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
+		t=$(echo "$e - $s" | bc)
+		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc)" = 1 ]; then b=$t; fi
+	done
+	echo "$b"
+}
+used() { du -sk "$work/out" | cut -f1; }
+
+t_e2map=$(best "$e2map" extract -r -q "$img" / "$work/out/t"); k_e2map=$(used)
+t_debugfs=$(best debugfs -R "rdump / $work/out" "$img"); k_debugfs=$(used)
+mount -o loop,ro,noload "$img" "$work/mnt"
+cat "$work"/mnt/f* > /dev/null
+t_cp=$(best cp -a "$work/mnt/." "$work/out/t"); k_cp=$(used)
+umount "$work/mnt"
+printf '%-22s %8s %8s %10s\n' tool seconds ratio KiB_used
+for t in e2map debugfs cp; do
+	v=t_$t; k=k_$t
+	printf '%-22s %8.3f %8.2f %10s\n' "$t" "${!v}" \
+		"$(echo "${!v} / $t_e2map" | bc -l)" "${!k}"
+done
