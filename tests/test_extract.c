@@ -437,10 +437,11 @@ static void check_xattrs(struct run *r)
 			   !failed(&r->fail, cur) && !through_symlink(r->m, cur) &&
 			   (!geteuid() || strncmp(name, "trusted.", 8))) {
 			size_t hl = strlen(at + 2), i;
-			unsigned char *want = malloc(hl / 2 + 1), *got;
+			unsigned char *want = malloc(hl / 2 + 1);
+			unsigned char *got = malloc(hl / 2 + 1);
 			ssize_t g;
 
-			cr_assert(want && (got = malloc(hl / 2 + 1)));
+			cr_assert(want && got);
 			for (i = 0; i < hl / 2; i++)
 				sscanf(at + 2 + 2 * i, "%2hhx", &want[i]);
 			g = lgetxattr(dest_of(r, cur), name, got, hl / 2 + 1);
