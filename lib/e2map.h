@@ -302,6 +302,47 @@ E2MAP_API int64_t e2map_lgetxattr(e2map_t *m, const char *path,
 				  const char *name, void *buf, size_t size);
 
 /*
+ * The walk cp -a and tar make over the mount from PATH (its final symlink
+ * not followed) down: CB gets each entry before what is under it, a
+ * directory's entries in e2map_readdir's order ("." and ".." left out).
+ * PATH is the entry's path in the image, PATH as given for the first and
+ * then joined with "/" and each name, LEN bytes and a NUL, borrowed for
+ * the call; DEPTH is 0 for PATH itself.  VISIT says what the call is:
+ *  - E2MAP_TREE_NODE, for every entry: ST its lstat, or NULL with ERR the
+ *    lstat's -errno; for a directory met before (a damaged tree) or deeper
+ *    than E2MAP_PATHS_MAX_DEPTH, ST set, ERR -ELOOP and nothing under it.
+ *    FIRST, for a file of several links met before, is the path it was
+ *    first met under (which CB accepted), else NULL.  CB's positive
+ *    return skips the entry: a directory is not entered, a file of
+ *    several links is not the target of its later names;
+ *  - E2MAP_TREE_LIST_FAILED: directory PATH's listing failed with ERR, after
+ *    its NODE call and before the entries listed before the failure;
+ *  - E2MAP_TREE_DIR_DONE: directory PATH, after everything under it.
+ * CB's negative return stops the walk and is returned; else 0, -EINVAL or
+ * -ENOMEM.  The walk's own memory: the path, a listing per level, and the
+ * first name of each file of several links.
+ */
+enum e2map_tree_visit {
+	E2MAP_TREE_NODE,
+	E2MAP_TREE_LIST_FAILED,
+	E2MAP_TREE_DIR_DONE
+};
+struct e2map_tree_entry {
+	const char *path;
+	size_t len;
+	unsigned depth;
+	uint64_t ino;		/* 0 where PATH itself could not be reached */
+	const struct e2map_stat *st;
+	const char *first;
+	enum e2map_tree_visit visit;
+	int err;
+};
+typedef int (*e2map_tree_cb)(const struct e2map_tree_entry *e,
+			     void *payload);
+E2MAP_API int e2map_tree_walk(e2map_t *m, const char *path, e2map_tree_cb cb,
+			      void *payload);
+
+/*
  * Copy PATH (its final symlink not followed) out of the image to DEST on
  * the host, as `cp -a MNT/PATH DEST` copies it from the kernel's mount:
  * DEST names the copy, or, when it is an existing directory, takes it

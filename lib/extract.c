@@ -42,87 +42,15 @@ static int path_push(struct pathbuf *p, const char *name, size_t n)
 	return 0;
 }
 
-/* Inodes already extracted: hard links' first names, directories seen. */
-struct seen {
-	uint64_t *ino;
-	char **dest;
-	size_t n, cap;		/* cap: a power of two, or 0 */
-};
-
-static size_t seen_slot(const struct seen *s, uint64_t ino)
-{
-	size_t i = (size_t)(ino * 0x9e3779b97f4a7c15ULL) & (s->cap - 1);
-
-	while (s->ino[i] && s->ino[i] != ino)
-		i = (i + 1) & (s->cap - 1);
-	return i;
-}
-
-static const char *seen_find(const struct seen *s, uint64_t ino)
-{
-	return s->cap ? s->dest[seen_slot(s, ino)] : NULL;
-}
-
-static int seen_grow(struct seen *s)
-{
-	struct seen t = { 0 };
-	size_t i, j;
-
-	t.cap = s->cap ? 2 * s->cap : 64;
-	t.ino = calloc(t.cap, sizeof(*t.ino));
-	t.dest = calloc(t.cap, sizeof(*t.dest));
-	if (!t.ino || !t.dest) {
-		free(t.ino);
-		free(t.dest);
-		return -ENOMEM;
-	}
-	for (i = 0; i < s->cap; i++) {
-		if (!s->ino[i])
-			continue;
-		j = seen_slot(&t, s->ino[i]);
-		t.ino[j] = s->ino[i];
-		t.dest[j] = s->dest[i];
-	}
-	t.n = s->n;
-	free(s->ino);
-	free(s->dest);
-	*s = t;
-	return 0;
-}
-
-static int seen_add(struct seen *s, uint64_t ino, const char *dest)
-{
-	size_t i;
-
-	if (2 * (s->n + 1) > s->cap && seen_grow(s) < 0)
-		return -ENOMEM;
-	i = seen_slot(s, ino);
-	if (s->ino[i])
-		return 0;
-	if (!(s->dest[i] = strdup(dest)))
-		return -ENOMEM;
-	s->ino[i] = ino;
-	s->n++;
-	return 0;
-}
-
-static void seen_free(struct seen *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->cap; i++)
-		free(s->dest[i]);
-	free(s->ino);
-	free(s->dest);
-}
-
 struct xt {
 	e2map_t *m;
 	unsigned flags;
 	e2map_extract_cb cb;
 	void *payload;
-	struct pathbuf src, dst;
-	struct seen links, dirs;
+	const char *src;	/* the entry's path in the image */
+	struct pathbuf dst, first;	/* its copy; a hard link's target */
+	size_t base;		/* DEST's part of dst */
+	size_t start;		/* PATH's part of src */
 	unsigned char *buf;
 	mode_t umask;
 	bool root;		/* may chown and make device nodes */
@@ -138,7 +66,7 @@ static int report(struct xt *x, const struct e2map_stat *st, int err,
 	int r;
 
 	struct e2map_extract_event ev = {
-		.path = x->src.s, .dest = x->dst.s, .mode = st ? st->mode : 0,
+		.path = x->src, .dest = x->dst.s, .mode = st ? st->mode : 0,
 		.bytes = bytes, .err = err, .what = what ? what : "",
 		.partial = partial,
 	};
@@ -366,166 +294,153 @@ static int preserve(struct xt *x, uint64_t ino, const struct e2map_stat *st,
 	return 0;
 }
 
-/* One directory's entries, read before any is extracted. */
-struct listing {
-	struct e2map_dirent *v;
-	char *names;
-	size_t n, cap, nlen, ncap;
-};
-
-static int list_add(const struct e2map_dirent *de, void *payload)
+/* The copy of image path PATH: DEST, then what follows the walk's start. */
+static int dest_of(struct xt *x, const char *path, struct pathbuf *out)
 {
-	struct listing *l = payload;
+	const char *rest = path + x->start;
 
-	if ((de->len == 1 && de->name[0] == '.') ||
-	    (de->len == 2 && !memcmp(de->name, "..", 2)))
-		return 0;
-	if (e2map__grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)) < 0 ||
-	    e2map__grow((void **)&l->names, &l->ncap, l->nlen + de->len, 1) < 0)
-		return -ENOMEM;
-	l->v[l->n] = *de;
-	l->v[l->n++].name = (const char *)(uintptr_t)l->nlen;	/* an offset */
-	memcpy(l->names + l->nlen, de->name, de->len);
-	l->nlen += de->len;
-	return 0;
-}
-
-static int extract_node(struct xt *x, uint64_t ino, unsigned depth);
-
-/* The entries of directory INO, each extracted under src/dst. */
-static int extract_children(struct xt *x, uint64_t ino, unsigned depth)
-{
-	struct listing l = { 0 };
-	size_t i, slen = x->src.len, dlen = x->dst.len;
-	e2map_file_t *d;
-	int err;
-
-	if ((err = e2map_file_open_ino(x->m, ino, &d)) == 0) {
-		err = e2map_readdir(d, list_add, &l);
-		e2map_file_close(d);
+	if (out == &x->dst) {
+		out->s[out->len = x->base] = '\0';
+	} else {
+		out->len = 0;
+		if (path_push(out, x->dst.s, x->base) < 0)
+			return -ENOMEM;
 	}
-	if (err == -ENOMEM)
-		goto out;
-	if (err)
-		err = report(x, NULL, err, "readdir", 0, false);
-	for (i = 0; i < l.n && !err && !x->stop; i++) {
-		const char *name = l.names + (uintptr_t)l.v[i].name;
-
-		if ((err = path_push(&x->src, name, l.v[i].len)) < 0 ||
-		    (err = path_push(&x->dst, name, l.v[i].len)) < 0)
-			break;
-		err = extract_node(x, l.v[i].ino, depth + 1);
-		x->src.s[x->src.len = slen] = '\0';
-		x->dst.s[x->dst.len = dlen] = '\0';
-	}
-out:
-	free(l.v);
-	free(l.names);
-	return err ? err : x->stop;
-}
-
-static int extract_dir(struct xt *x, uint64_t ino, const struct e2map_stat *st,
-		       unsigned depth, const char **what)
-{
-	mode_t mode = st->mode & 0777;
-	int err;
-
-	if (!(x->flags & E2MAP_EXTRACT_RECURSIVE)) {
-		*what = "not recursive";
-		return -EISDIR;
-	}
-	if (seen_find(&x->dirs, ino) || depth > E2MAP_PATHS_MAX_DEPTH) {
-		*what = "directory loop";
-		return -ELOOP;
-	}
-	if ((err = seen_add(&x->dirs, ino, "")) < 0)
-		return err;
-	*what = "mkdir";
-	if (mkdir(x->dst.s, mode | S_IRWXU) < 0 && errno != EEXIST)
-		return -errno;
-	if ((err = extract_children(x, ino, depth)) < 0)
-		return err;
-	*what = "chmod";
-	if (!(x->flags & E2MAP_EXTRACT_PRESERVE) && (mode & S_IRWXU) != S_IRWXU &&
-	    chmod(x->dst.s, mode & ~x->umask) < 0)
-		return -errno;
-	return 0;
+	while (*rest == '/')
+		rest++;
+	return *rest ? path_push(out, rest, strlen(rest)) : 0;
 }
 
 /* A second name of a file already extracted: a hard link to it. */
 static int extract_link(struct xt *x, const char *first, const char **what)
 {
 	*what = "link";
-	if (link(first, x->dst.s) == 0)
+	if (dest_of(x, first, &x->first) < 0)
+		return -ENOMEM;
+	if (link(x->first.s, x->dst.s) == 0)
 		return 0;
 	if (errno == EEXIST && unlink(x->dst.s) == 0 &&
-	    link(first, x->dst.s) == 0)
+	    link(x->first.s, x->dst.s) == 0)
 		return 0;
 	return -errno;
 }
 
-static int extract_node(struct xt *x, uint64_t ino, unsigned depth)
+/* A directory is made on the way down, set as it should be on the way up. */
+static int enter_dir(struct xt *x, const struct e2map_stat *st, int err)
 {
-	struct e2map_stat st;
-	const char *what = "lstat", *first = NULL;
-	uint64_t bytes = 0;
-	bool partial = false, linked = false;
-	int err;
-
-	if ((err = e2map_stat_ino(x->m, ino, &st)) < 0) {
-		if (err == -ENOMEM)
-			return err;
-		report(x, NULL, err, what, 0, false);
+	if (!(x->flags & E2MAP_EXTRACT_RECURSIVE)) {
+		report(x, st, -EISDIR, "not recursive", 0, false);
+		return x->stop ? x->stop : 1;
+	}
+	if (err) {
+		report(x, st, err, "directory loop", 0, false);
 		return x->stop;
 	}
-	if (!S_ISDIR(st.mode) && st.nlink > 1)
-		first = seen_find(&x->links, ino);
-	if (first)
-		linked = !(err = extract_link(x, first, &what));
-	else if (S_ISREG(st.mode))
-		err = extract_file(x, ino, &st, &what, &bytes, &partial);
-	else if (S_ISDIR(st.mode))
-		err = extract_dir(x, ino, &st, depth, &what);
-	else
-		err = make_node(x, ino, &st, &what);
-	if (err == -ENOMEM || x->stop)
-		return x->stop ? x->stop : err;
-	if (!err && !first && st.nlink > 1 && !S_ISDIR(st.mode))
-		err = seen_add(&x->links, ino, x->dst.s);
-	if (!err && !linked && (x->flags & E2MAP_EXTRACT_PRESERVE))
-		err = preserve(x, ino, &st, &what);
-	if (err == -ENOMEM || x->stop)
-		return x->stop ? x->stop : err;
-	report(x, &st, err, err ? what : NULL, bytes, partial);
+	if (mkdir(x->dst.s, (st->mode & 0777) | S_IRWXU) < 0 &&
+	    errno != EEXIST) {
+		report(x, st, -errno, "mkdir", 0, false);
+		return x->stop ? x->stop : 1;
+	}
 	return x->stop;
 }
 
+static int leave_dir(struct xt *x, const struct e2map_stat *st)
+{
+	mode_t mode = st->mode & 0777;
+	const char *what = "chmod";
+	int err = 0;
+
+	if (!(x->flags & E2MAP_EXTRACT_PRESERVE) &&
+	    (mode & S_IRWXU) != S_IRWXU && chmod(x->dst.s, mode & ~x->umask) < 0)
+		err = -errno;
+	if (!err && (x->flags & E2MAP_EXTRACT_PRESERVE))
+		err = preserve(x, st->ino, st, &what);
+	if (err == -ENOMEM)
+		return err;
+	report(x, st, err, err ? what : NULL, 0, false);
+	return x->stop;
+}
+
+/*
+ * Anything but a directory; a file whose copy could not be made is not
+ * the target of its later names (1: the walk skips it as one).
+ */
+static int extract_node(struct xt *x, const struct e2map_tree_entry *e)
+{
+	const struct e2map_stat *st = e->st;
+	const char *what = "link";
+	uint64_t bytes = 0;
+	bool partial = false;
+	int made, err;
+
+	if (e->first)
+		made = extract_link(x, e->first, &what);
+	else if (S_ISREG(st->mode))
+		made = extract_file(x, e->ino, st, &what, &bytes, &partial);
+	else
+		made = make_node(x, e->ino, st, &what);
+	err = made;
+	if (!err && !e->first && (x->flags & E2MAP_EXTRACT_PRESERVE))
+		err = preserve(x, e->ino, st, &what);
+	if (err == -ENOMEM || made == -ENOMEM)
+		return -ENOMEM;
+	report(x, st, err, err ? what : NULL, bytes, partial);
+	return x->stop ? x->stop : made < 0;
+}
+
+static int on_entry(const struct e2map_tree_entry *e, void *payload)
+{
+	struct xt *x = payload;
+
+	x->src = e->path;
+	if (dest_of(x, e->path, &x->dst) < 0)
+		return -ENOMEM;
+	if (e->visit == E2MAP_TREE_LIST_FAILED) {
+		report(x, NULL, e->err, "readdir", 0, false);
+		return x->stop;
+	}
+	if (e->visit == E2MAP_TREE_DIR_DONE)
+		return leave_dir(x, e->st);
+	if (!e->st) {
+		report(x, NULL, e->err, "lstat", 0, false);
+		return x->stop;
+	}
+	if (S_ISDIR(e->st->mode))
+		return enter_dir(x, e->st, e->err);
+	return extract_node(x, e);
+}
+
 /* DEST names the copy; an existing directory takes it under PATH's name. */
-static int start_paths(struct xt *x, const char *path, const char *dest,
-		       bool root)
+static int start_dest(struct xt *x, const char *path, const char *dest)
 {
 	const char *base = strrchr(path, '/');
+	struct e2map_stat st;
 	struct stat hs;
 	size_t n;
 	int err;
 
-	if ((err = path_push(&x->src, path, strlen(path))) < 0 ||
-	    (err = path_push(&x->dst, dest, strlen(dest))) < 0)
+	if ((err = path_push(&x->dst, dest, strlen(dest))) < 0)
 		return err;
-	if (stat(dest, &hs) < 0 || !S_ISDIR(hs.st_mode) || root)
+	x->base = x->dst.len;
+	if ((err = e2map_lstat(x->m, path, &st)) == -ENOMEM)
+		return err;
+	if (stat(dest, &hs) < 0 || !S_ISDIR(hs.st_mode) ||
+	    (!err && st.ino == EXT2_ROOT_INO))
 		return 0;
 	base = base ? base + 1 : path;
 	n = strlen(base);
 	while (n && base[n - 1] == '/')
 		n--;
-	return n ? path_push(&x->dst, base, n) : 0;
+	if (n && (err = path_push(&x->dst, base, n)) < 0)
+		return err;
+	x->base = x->dst.len;
+	return 0;
 }
 
 int e2map_extract(e2map_t *m, const char *path, const char *dest,
 		  unsigned flags, e2map_extract_cb cb, void *payload)
 {
 	struct xt x = { .m = m, .flags = flags, .cb = cb, .payload = payload };
-	struct e2map_stat st;
 	int err;
 
 	if (!m || !path || !dest || !*dest ||
@@ -534,21 +449,13 @@ int e2map_extract(e2map_t *m, const char *path, const char *dest,
 	x.umask = umask(0);
 	umask(x.umask);
 	x.root = geteuid() == 0;
+	x.start = strlen(path);
 	if (!(x.buf = malloc(COPY_BUF)))
 		return -ENOMEM;
-	err = e2map_lstat(m, path, &st);
-	if (err == -ENOMEM ||
-	    (err = start_paths(&x, path, dest, !err && st.ino == 2)) < 0)
-		goto out;
-	if ((err = e2map_lstat(m, path, &st)) < 0 && err != -ENOMEM)
-		err = report(&x, NULL, err, "lstat", 0, false);
-	else if (!err)
-		err = extract_node(&x, st.ino, 0);
-out:
+	if ((err = start_dest(&x, path, dest)) == 0)
+		err = e2map_tree_walk(m, path, on_entry, &x);
 	free(x.buf);
-	free(x.src.s);
 	free(x.dst.s);
-	seen_free(&x.links);
-	seen_free(&x.dirs);
+	free(x.first.s);
 	return err < 0 ? err : (int)x.failures;
 }
