@@ -53,6 +53,9 @@ LIB_LIBS := $(EXT2_LIBS) -pthread
 # jansson writes the CLI's --json (and the tests parse it); never the library.
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+# libarchive writes e2map tar's archives: an output format, CLI only.
+ARCHIVE_CFLAGS := $(shell pkg-config --cflags libarchive 2>/dev/null)
+ARCHIVE_LIBS := $(shell pkg-config --libs libarchive 2>/dev/null || echo -larchive)
 
 ALL_CFLAGS = $(CPPFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) \
 	-fPIC $(SAN) $(CFLAGS) -MMD -MP
@@ -97,7 +100,7 @@ $(OBJ)/lib/%.o: lib/%.c $(FLAGS_STAMP)
 
 $(OBJ)/cmd/%.o: cmd/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(JANSSON_CFLAGS) -Ilib -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(JANSSON_CFLAGS) $(ARCHIVE_CFLAGS) -Ilib -c -o $@ $<
 
 $(OBJ)/tests/%.o: tests/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
@@ -113,7 +116,7 @@ $(LIBSO): $(LIB_OBJS)
 
 $(E2MAP): $(CMD_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(LIBA) $(LIB_LIBS) $(JANSSON_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(LIBA) $(LIB_LIBS) $(JANSSON_LIBS) $(ARCHIVE_LIBS)
 
 $(PROBE): $(OBJ)/tests/probe.o $(TESTLIB_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)

@@ -144,9 +144,10 @@ int cmd_filefrag(int argc, char **argv);
 int cmd_partitions(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_seek(int argc, char **argv);
+int cmd_tar(int argc, char **argv);
 extern const struct cmd_spec cat_spec, check_spec, du_spec, extract_spec,
 	fiemap_spec,
-	filefrag_spec, partitions_spec, scan_spec, seek_spec;
+	filefrag_spec, partitions_spec, scan_spec, seek_spec, tar_spec;
 
 /*
  * parse.c: the one option parser (getopt_long over the command's table).

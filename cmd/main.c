@@ -66,6 +66,8 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	  "errors", &scan_spec },
 	{ "seek", cmd_seek,
 	  "locate the next data and/or hole as xfs_io -c seek", &seek_spec },
+	{ "tar", cmd_tar, "a pax archive of a tree, holes kept (tar --sparse)",
+	  &tar_spec },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

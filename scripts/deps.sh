@@ -9,6 +9,9 @@ pkgs="$pkgs libblkid-dev libewf-dev libvmdk-dev libbfio-dev libvhdi-dev libqcow-
 # The Sleuth Kit's mactime: tests/test_scan.c holds scan's body file's
 # timeline to the mount's.
 pkgs="$pkgs sleuthkit"
+# libarchive writes e2map tar's archives; bsdtar (libarchive-tools) and
+# Python's tarfile read them back in tests/test_extract.c.
+pkgs="$pkgs libarchive-dev libarchive-tools python3"
 # scripts/deps.sh bench: also what make bench runs (not the tests, not CI)
 [ "${1:-}" != bench ] || pkgs="$pkgs python3 sleuthkit util-linux"
 missing=""

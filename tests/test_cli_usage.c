@@ -735,6 +735,46 @@ Test(cli, extract_names_what_failed, .init = make_image,
 	cr_assert_eq(readlink(file, got, sizeof(got)), 1);
 }
 
+Test(cli, tar_usage_errors)
+{
+	struct run r;
+
+	run(&r, (const char *[]){ "tar", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "usage: e2map tar [-f ARCHIVE] "), "%s", r.err);
+	run(&r, (const char *[]){ "tar", "-z", "x.img", NULL });
+	cr_assert_eq(r.status, 2);
+	run(&r, (const char *[]){ "tar", "x.img", "/a", "/b", NULL });
+	cr_assert_eq(r.status, 2);
+}
+
+/* The archive of a subtree: members named by the path, a failure named,
+ * and an archive that cannot be written is one line and exit 1. */
+Test(cli, tar_names_members_and_failures, .init = make_image,
+     .fini = remove_image)
+{
+	char archive[400], cmd[900];
+	struct run r;
+
+	need_image();
+	snprintf(archive, sizeof(archive), "%s/a.tar", tmpdir);
+	run(&r, (const char *[]){ "tar", "-f", archive, image, "/nope", NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, ":/nope: lstat: No such file or directory"),
+		  "%s", r.err);
+	run(&r, (const char *[]){ "tar", "-f", archive, image, NULL });
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_str_empty(r.err);
+	snprintf(cmd, sizeof(cmd), "tar -xOf %s ./f | grep -qx hello && "
+		 "tar -tf %s | grep -qx ./link", archive, archive);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	run(&r, (const char *[]){ "tar", "-f", "/dev/full", image, NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, "e2map: tar: /dev/full: ") &&
+		  strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+		  "%s", r.err);
+}
+
 Test(cli, partitions_usage_errors)
 {
 	struct run r;
