@@ -140,12 +140,52 @@ populate() {
 	true
 }
 
+# tar restores no atime, nor the times of "." (the root), and holds no
+# sockets: those columns and lines of a tree listing are left out.
+tar_view() {
+	awk -F'\t' 'BEGIN { OFS = "\t" }
+		$2 ~ /^14/ { next }
+		{ $6 = "-"; if ($1 == "/") $5 = "-"; print }' "$1"
+}
+
+# Getting the data out: `e2map cat` of every file, `extract -r -p` and
+# `tar` (extracted by GNU tar) of the whole image, each listed by
+# tree-list.py and diffed with the listing of the fresh read-only mount:
+# bytes, data regions (rounded to the copies' block size), modes, owners,
+# times, links, xattrs.  The mount is listed first, before anything reads
+# it: a read leaves pages that turn unwritten ranges into data for
+# SEEK_DATA.
+copy_check() {
+	local img=$1 d=$2 bs r=0
+	mkdir -p "$d/mnt" "$d/copy"
+	mount -o loop,ro,noload "$img" "$d/mnt" 2>/dev/null ||
+		mount -o loop,ro "$img" "$d/mnt" 2>/dev/null || return 1
+	bs=$(stat -f -c %S "$d/copy")
+	python3 "$here/tree-list.py" --round "$bs" --xattr-probe "$d/copy" \
+		--cat "$e2map" "$img" "$d/mnt" > "$d/kernel.list" || r=1
+	umount "$d/mnt"
+	[ $r = 0 ] || return 1
+	"$e2map" extract -r -p -q "$img" / "$d/copy/x" 2>"$d/extract.log" || r=1
+	python3 "$here/tree-list.py" "$d/copy/x" > "$d/extract.list" || r=1
+	diff -u "$d/kernel.list" "$d/extract.list" > "$d/extract.diff" || r=1
+	mkdir -p "$d/copy/t"
+	{ "$e2map" tar -q "$img" | tar -xpf - -C "$d/copy/t" --acls --xattrs \
+		--xattrs-include='*' --warning=no-unknown-keyword; } \
+		2>"$d/tar.log" || r=1
+	python3 "$here/tree-list.py" "$d/copy/t" > "$d/tar.list" || r=1
+	diff -u <(tar_view "$d/kernel.list") <(tar_view "$d/tar.list") \
+		> "$d/tar.diff" || r=1
+	rm -rf "$d/copy"
+	return $r
+}
+
 passed=0
 failed=0
 total_calls=0
 total_opens=0
 total_golden=0
 total_scan=0
+total_copied=0
 for ((i = 1; i <= n; i++)); do
 	d=$work/$i
 	mkdir -p "$d/mnt"
@@ -197,11 +237,16 @@ for ((i = 1; i <= n; i++)); do
 		> "$d/scan.diff" 2>&1; }; then
 		bad=1
 	fi
+	if [ $scans = 1 ] && [ $goldens = 1 ] && ! copy_check "$img" "$d"; then
+		bad=1
+	fi
+	ncopied=$( [ -s "$d/kernel.list" ] && wc -l < "$d/kernel.list" || echo 0)
+	total_copied=$((total_copied + ncopied))
 	nscan=$( (zcat "$d/img$i.scan.gz" 2>/dev/null || true) | grep -c '^I')
 	total_scan=$((total_scan + nscan))
 	if [ $bad = 0 ]; then
 		passed=$((passed + 1))
-		echo "image $i: ok ($fsdesc; $ncalls calls, $nopens fresh mounts, $ngold CLI outputs, $nscan scan records)"
+		echo "image $i: ok ($fsdesc; $ncalls calls, $nopens fresh mounts, $ngold CLI outputs, $nscan scan records, $ncopied entries copied out)"
 		[ "${KEEP:-0}" = 1 ] || rm -rf "$d"
 	else
 		failed=$((failed + 1))
@@ -209,9 +254,12 @@ for ((i = 1; i <= n; i++)); do
 		[ -s "$d/calls.diff" ] && grep -m 6 '^[-+][^-+]' "$d/calls.diff" | sed 's/^/    /'
 		[ -s "$d/golden.diff" ] && head -n 6 "$d/golden.diff" | sed 's/^/    /'
 		[ -s "$d/scan.diff" ] && head -n 6 "$d/scan.diff" | sed 's/^/    /'
+		for f in extract.diff tar.diff extract.log tar.log; do
+			[ -s "$d/$f" ] && head -n 6 "$d/$f" | sed "s/^/    $f: /"
+		done
 	fi
 done
 rmdir "$work" 2>/dev/null || true
-echo "compared: $total_calls calls on $total_opens fresh mounts, $total_golden CLI outputs, $total_scan scan records"
+echo "compared: $total_calls calls on $total_opens fresh mounts, $total_golden CLI outputs, $total_scan scan records, $total_copied entries copied out (cat, extract, tar)"
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]
