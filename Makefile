@@ -56,6 +56,9 @@ JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 # libarchive writes e2map tar's archives: an output format, CLI only.
 ARCHIVE_CFLAGS := $(shell pkg-config --cflags libarchive 2>/dev/null)
 ARCHIVE_LIBS := $(shell pkg-config --libs libarchive 2>/dev/null || echo -larchive)
+# libfuse3 serves e2map mount: CLI only.
+FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
+FUSE_LIBS := $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
 
 ALL_CFLAGS = $(CPPFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) \
 	-fPIC $(SAN) $(CFLAGS) -MMD -MP
@@ -100,7 +103,7 @@ $(OBJ)/lib/%.o: lib/%.c $(FLAGS_STAMP)
 
 $(OBJ)/cmd/%.o: cmd/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(JANSSON_CFLAGS) $(ARCHIVE_CFLAGS) -Ilib -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(JANSSON_CFLAGS) $(ARCHIVE_CFLAGS) $(FUSE_CFLAGS) -Ilib -c -o $@ $<
 
 $(OBJ)/tests/%.o: tests/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
@@ -116,7 +119,7 @@ $(LIBSO): $(LIB_OBJS)
 
 $(E2MAP): $(CMD_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(LIBA) $(LIB_LIBS) $(JANSSON_LIBS) $(ARCHIVE_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(LIBA) $(LIB_LIBS) $(JANSSON_LIBS) $(ARCHIVE_LIBS) $(FUSE_LIBS)
 
 $(PROBE): $(OBJ)/tests/probe.o $(TESTLIB_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)

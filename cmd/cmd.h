@@ -141,13 +141,14 @@ int cmd_du(int argc, char **argv);
 int cmd_extract(int argc, char **argv);
 int cmd_fiemap(int argc, char **argv);
 int cmd_filefrag(int argc, char **argv);
+int cmd_mount(int argc, char **argv);
 int cmd_partitions(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_seek(int argc, char **argv);
 int cmd_tar(int argc, char **argv);
 extern const struct cmd_spec cat_spec, check_spec, du_spec, extract_spec,
 	fiemap_spec,
-	filefrag_spec, partitions_spec, scan_spec, seek_spec, tar_spec;
+	filefrag_spec, mount_spec, partitions_spec, scan_spec, seek_spec, tar_spec;
 
 /*
  * parse.c: the one option parser (getopt_long over the command's table).

@@ -59,6 +59,8 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	  &filefrag_spec },
 	{ "help", run_help, "list the commands, or explain one",
 	  &help_spec },
+	{ "mount", cmd_mount, "mount the image read-only through FUSE",
+	  &mount_spec },
 	{ "partitions", cmd_partitions,
 	  "list a disk image's partitions (MBR, GPT; E01, VMDK...)",
 	  &partitions_spec },

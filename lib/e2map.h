@@ -241,6 +241,17 @@ E2MAP_API int e2map_lstat(e2map_t *m, const char *path,
  */
 E2MAP_API int e2map_stat_ino(e2map_t *m, uint64_t ino, struct e2map_stat *st);
 /*
+ * ext4_lookup of the LEN-byte NAME in directory DIR (by number), as the
+ * VFS reaches one component: *INO the entry's inode, its checks passed
+ * (a bad inode number -EUCLEAN, inconsistent encryption -EPERM).  "." and
+ * ".." are the caller's (the VFS never asks).  -ENOENT for no such name,
+ * -ENOTDIR when DIR is no directory, -ENAMETOOLONG past 255 bytes,
+ * -ENOKEY in an encrypted directory; else e2map_stat_ino's errors for
+ * DIR, or the directory's read errors.
+ */
+E2MAP_API int e2map_lookup_at(e2map_t *m, uint64_t dir, const char *name,
+			      size_t len, uint64_t *ino);
+/*
  * readlink(2) of symlink INO (by number, as e2map_stat_ino): the target's
  * first SIZE bytes into BUF (no NUL added), returning the target's
  * length, which may exceed SIZE.  An encrypted symlink gives what the

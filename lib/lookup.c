@@ -422,3 +422,28 @@ int e2map__lookup(e2map_t *m, const char *path, bool follow, ext2_ino_t *ino,
 		return parse_ino(m, path, ino);
 	return lookup_path(m, path, follow, ino, parent);
 }
+
+int e2map_lookup_at(e2map_t *m, uint64_t dir, const char *name, size_t len,
+		    uint64_t *ino)
+{
+	struct e2map_name n = { name, (unsigned)len };
+	e2map_file_t *d, *child;
+	ext2_ino_t chain[1];
+	int err;
+
+	if (!m || !name || !ino)
+		return -EINVAL;
+	if (len > NAME_LEN)
+		return e2map__fail(m, -ENAMETOOLONG, "name too long");
+	if ((err = e2map_file_open_ino(m, dir, &d)) < 0)
+		return err;
+	chain[0] = d->ino;
+	if (!LINUX_S_ISDIR(d->inode->i_mode))
+		err = -ENOTDIR;
+	else if ((err = e2map__lookup_child(d, chain, 1, &n, &child)) == 0)
+		*ino = child->ino;
+	if (err == 0)
+		e2map_file_close(child);
+	e2map_file_close(d);
+	return err;
+}

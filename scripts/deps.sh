@@ -12,6 +12,8 @@ pkgs="$pkgs sleuthkit"
 # libarchive writes e2map tar's archives; bsdtar (libarchive-tools) and
 # Python's tarfile read them back in tests/test_extract.c.
 pkgs="$pkgs libarchive-dev libarchive-tools python3"
+# libfuse3 serves e2map mount; fuse3 brings fusermount3.
+pkgs="$pkgs libfuse3-dev fuse3"
 # scripts/deps.sh bench: also what make bench runs (not the tests, not CI)
 [ "${1:-}" != bench ] || pkgs="$pkgs python3 sleuthkit util-linux"
 missing=""

@@ -775,6 +775,20 @@ Test(cli, tar_names_members_and_failures, .init = make_image,
 		  "%s", r.err);
 }
 
+Test(cli, mount_usage_errors)
+{
+	struct run r;
+
+	run(&r, (const char *[]){ "mount", "x.img", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "usage: e2map mount [-f] [-o OPTIONS] "), "%s",
+		  r.err);
+	run(&r, (const char *[]){ "mount", "/nonexistent.img", "/tmp", NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, "e2map: mount: /nonexistent.img: "), "%s",
+		  r.err);
+}
+
 Test(cli, partitions_usage_errors)
 {
 	struct run r;

@@ -19,6 +19,10 @@
  * A tar archive holds no sockets (GNU tar skips them too), and where the
  * kernel's read fails the member is padded with zeroes after the bytes
  * read, as GNU tar pads it: there the bytes before the error are compared.
+ * `e2map mount` is held to the same, read through its FUSE mount, and
+ * more: inode numbers, link counts and st_blocks are the kernel's, the
+ * data regions are exactly the kernel's, and a read fails where the
+ * kernel's does, after the same bytes.
  */
 #include <criterion/criterion.h>
 
@@ -30,7 +34,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -40,8 +47,8 @@
 #include "fixture.h"
 #include "sha256.h"
 
-/* How the tree comes out of the image. */
-enum how { BY_EXTRACT, BY_GNU_TAR, BY_BSDTAR };
+/* How the tree comes out of the image, or is shown (a FUSE mount). */
+enum how { BY_EXTRACT, BY_GNU_TAR, BY_BSDTAR, BY_FUSE };
 
 /* What the extract reported failing, by image path. */
 struct failures {
@@ -88,12 +95,18 @@ struct run {
 	const char *name;
 	enum how how;
 	int tar_status;		/* the extracting tar's, as system() gives it */
+	pid_t fuse;		/* the e2map mount serving dir */
 	e2map_t *m;
 	char dir[64];		/* the scratch directory: the root's copy */
 	char *dest;		/* dir + image path, for one entry */
 	struct failures fail;
 	blksize_t bs;		/* the scratch filesystem's block size */
 };
+
+static bool by_tar(const struct run *r)
+{
+	return r->how == BY_GNU_TAR || r->how == BY_BSDTAR;
+}
 
 static const char *dest_of(struct run *r, const char *path)
 {
@@ -217,6 +230,50 @@ static void tar_all(struct run *r, const char *img)
 	cli_out_free(&o);
 }
 
+/* The FUSE daemon in the foreground, a child that dies with the test. */
+static void fuse_mount(struct run *r, const char *img)
+{
+	const char *bin = getenv("E2MAP");
+	struct stat top, in;
+	int i;
+
+	if (!bin)
+		cr_skip_test("E2MAP is not set (run through make check)");
+	if (access("/dev/fuse", R_OK | W_OK) ||
+	    system("command -v fusermount3 >/dev/null 2>&1"))
+		cr_skip_test("no /dev/fuse or fusermount3 (Debian's fuse3)");
+	cr_assert_eq(stat(r->dir, &top), 0);
+	cr_assert_geq(r->fuse = fork(), 0);
+	if (r->fuse == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		execl(bin, bin, "mount", "-f", "-o", "auto_unmount", img,
+		      r->dir, (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 500; i++) {
+		if (stat(r->dir, &in) == 0 && in.st_dev != top.st_dev)
+			return;
+		if (waitpid(r->fuse, NULL, WNOHANG) == r->fuse) {
+			r->fuse = 0;
+			cr_skip_test("e2map mount failed here (FUSE refused?)");
+		}
+		usleep(10000);
+	}
+	cr_assert_fail("%s: the FUSE mount did not come up", r->name);
+}
+
+static void fuse_unmount(struct run *r)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "fusermount3 -u %s", r->dir);
+	cr_expect_eq(system(cmd), 0, "%s: %s", r->name, cmd);
+	cr_expect_eq(waitpid(r->fuse, &r->tar_status, 0), r->fuse);
+	cr_expect(WIFEXITED(r->tar_status) && !WEXITSTATUS(r->tar_status),
+		  "%s: e2map mount exited %#x", r->name, r->tar_status);
+	rmdir(r->dir);
+}
+
 static void extract_all(struct run *r, const char *name, enum how how)
 {
 	char *img = fixture_image(name);
@@ -230,7 +287,9 @@ static void extract_all(struct run *r, const char *name, enum how how)
 	cr_assert_eq(e2map_open(img, NULL, &r->m), 0, "%s", e2map_errmsg(NULL));
 	strcpy(r->dir, "/tmp/e2map-extract-XXXXXX");
 	cr_assert(mkdtemp(r->dir));
-	if (how != BY_EXTRACT) {
+	if (how == BY_FUSE) {
+		fuse_mount(r, img);
+	} else if (how != BY_EXTRACT) {
 		tar_all(r, img);
 	} else {
 		n = e2map_extract(r->m, "/", r->dir, E2MAP_EXTRACT_RECURSIVE |
@@ -239,16 +298,19 @@ static void extract_all(struct run *r, const char *name, enum how how)
 		cr_expect_eq((size_t)n, r->fail.n, "%s: %d failures, %zu "
 			     "reported", name, n, r->fail.n);
 	}
-	fixture_remove(img);
+	fixture_remove(img);	/* the mount keeps it open */
 	cr_assert_eq(stat(r->dir, &hs), 0);
-	r->bs = hs.st_blksize;
+	r->bs = how == BY_FUSE ? 1 : hs.st_blksize;	/* exact maps */
 }
 
 static void run_free(struct run *r)
 {
 	size_t i;
 
-	nftw(r->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	if (r->fuse)
+		fuse_unmount(r);
+	else
+		nftw(r->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	for (i = 0; i < r->fail.n; i++)
 		free(r->fail.path[i]);
 	free(r->fail.path);
@@ -266,13 +328,24 @@ static int open_copy(const char *p)
 	return fd < 0 && errno == EPERM ? open(p, O_RDONLY | O_NOFOLLOW) : fd;
 }
 
+static bool opens(const char *p)
+{
+	int fd = open_copy(p);
+
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
+}
+
 /* sha256 and length of the first MAX bytes of the host file P. */
+static int read_err;	/* errno of file_sha's last read, or 0 */
+
 static int64_t file_sha(const char *p, uint64_t max, char hex[65])
 {
 	unsigned char buf[65536];
 	struct sha256 s;
 	int64_t total = 0;
-	ssize_t n;
+	ssize_t n = 0;
 	int fd = open_copy(p);
 
 	if (fd < 0)
@@ -284,9 +357,17 @@ static int64_t file_sha(const char *p, uint64_t max, char hex[65])
 		sha256_update(&s, buf, (size_t)n);
 		total += n;
 	}
+	read_err = n < 0 ? errno : 0;
 	close(fd);
 	sha256_final(&s, hex);
 	return total;
+}
+
+/* Whether PATH's copy failed: the extract or tar said so, or, through
+ * the FUSE mount, the read itself failed. */
+static int copy_failed(const struct run *r, const char *path)
+{
+	return r->how == BY_FUSE ? read_err : failed(&r->fail, path);
 }
 
 /* A path through a symlink names, on the host, something else. */
@@ -319,8 +400,9 @@ static void check_bytes(struct run *r, const char *path, const char *rec)
 	    through_symlink(r->m, path))
 		return;
 	if (!strncmp(rec, "open ", 5)) {
-		cr_expect(failed(&r->fail, path), "%s: %s: open failed on the "
-			  "mount (%s), not in the extract", r->name, path, rec);
+		cr_expect(r->how == BY_FUSE ? !opens(dest_of(r, path)) :
+			  failed(&r->fail, path) != 0, "%s: %s: open failed on "
+			  "the mount (%s), not on the copy", r->name, path, rec);
 		return;
 	}
 	cr_assert_eq(sscanf(rec, "run 4096 %llu %llu %31s %64s", &start, &bytes,
@@ -330,18 +412,17 @@ static void check_bytes(struct run *r, const char *path, const char *rec)
 	/* CUT: the recording stopped at 64 MiB, the file goes on; a tar
 	 * member is padded where the read failed */
 	n = file_sha(dest_of(r, path), !strcmp(err, "CUT") ||
-		     (r->how != BY_EXTRACT && strcmp(err, "0")) ? bytes :
-		     UINT64_MAX, got);
+		     (by_tar(r) && strcmp(err, "0")) ? bytes : UINT64_MAX,
+		     got);
 	if (strcmp(err, "0") && strcmp(err, "CUT")) {
-		cr_expect(failed(&r->fail, path), "%s: %s: the mount's read "
-			  "failed (%s), the extract did not", r->name, path,
+		cr_expect(copy_failed(r, path), "%s: %s: the mount's read "
+			  "failed (%s), the copy's did not", r->name, path,
 			  err);
 		if (n == -ENOENT)
 			return;	/* nothing written: the open failed */
 	} else {
-		cr_expect(!failed(&r->fail, path), "%s: %s: extract failed "
-			  "(%s) where the mount reads it", r->name, path,
-			  e2map_strerror(failed(&r->fail, path)));
+		cr_expect(!copy_failed(r, path), "%s: %s: the copy failed "
+			  "where the mount reads it", r->name, path);
 	}
 	cr_expect_eq(n, (int64_t)bytes, "%s: %s: %lld bytes, the mount "
 		     "reads %llu", r->name, path, (long long)n, bytes);
@@ -474,7 +555,7 @@ static int check_meta(struct run *r, const char *path,
 
 	if (e2map_lstat(r->m, path, &st) || failed(&r->fail, path) ||
 	    through_symlink(r->m, path) ||
-	    (r->how != BY_EXTRACT && S_ISSOCK(st.mode)))
+	    (by_tar(r) && S_ISSOCK(st.mode)))
 		return 0;
 	cr_assert_eq(lstat(d, &hs), 0, "%s: %s: no copy at %s", r->name,
 		     path, d);
@@ -485,11 +566,11 @@ static int check_meta(struct run *r, const char *path,
 		  "%s: %s: owner", r->name, path);
 	/* tar restores no atime, nor the times of "." (the archive's
 	 * times are held to the image's in check_archive_times) */
-	cr_expect((r->how != BY_EXTRACT && !strcmp(path, "/")) ||
+	cr_expect((by_tar(r) && !strcmp(path, "/")) ||
 		  (hs.st_mtim.tv_sec == st.mtime.sec &&
 		   hs.st_mtim.tv_nsec == st.mtime.nsec), "%s: %s: mtime",
 		  r->name, path);
-	cr_expect(r->how != BY_EXTRACT ||
+	cr_expect(by_tar(r) ||
 		  (hs.st_atim.tv_sec == st.atime.sec &&
 		   hs.st_atim.tv_nsec == st.atime.nsec), "%s: %s: atime",
 		  r->name, path);
@@ -499,6 +580,12 @@ static int check_meta(struct run *r, const char *path,
 	if (S_ISCHR(st.mode) || S_ISBLK(st.mode))
 		cr_expect_eq((uint64_t)hs.st_rdev, st.rdev, "%s: %s: rdev",
 			     r->name, path);
+	if (r->how == BY_FUSE)
+		cr_expect(hs.st_ino == st.ino && hs.st_nlink == st.nlink &&
+			  (uint64_t)hs.st_blocks == st.blocks &&
+			  hs.st_ctim.tv_sec == st.ctime.sec &&
+			  hs.st_ctim.tv_nsec == st.ctime.nsec, "%s: %s: inode, "
+			  "links, st_blocks or ctime", r->name, path);
 	if (!S_ISDIR(st.mode) && st.nlink > 1)
 		calls_buf_add(links, "%llu %llu\n", (unsigned long long)st.ino,
 			      (unsigned long long)hs.st_ino);
@@ -734,3 +821,21 @@ Test(tar, crafted_4k_bsdtar, .init = need_bsdtar)
 {
 	image("crafted-4k", BY_BSDTAR);
 }
+
+TestSuite(fuse, .timeout = 120);
+
+Test(fuse, xattrs_of_every_kind) { image_xattrs("xattr-4k", BY_FUSE); }
+Test(fuse, ext4_4k) { image("ext4-4k", BY_FUSE); }
+Test(fuse, ext4_1k) { image("ext4-1k", BY_FUSE); }
+Test(fuse, ext4_2k) { image("ext4-2k", BY_FUSE); }
+Test(fuse, ext2_1k) { image("ext2-1k", BY_FUSE); }
+Test(fuse, ext3_1k) { image("ext3-1k", BY_FUSE); }
+Test(fuse, ext4_bigalloc) { image("ext4-bigalloc", BY_FUSE); }
+Test(fuse, ext4_inline) { image("ext4-inline", BY_FUSE); }
+Test(fuse, ext4_links) { image("ext4-links", BY_FUSE); }
+Test(fuse, ext4_noextents) { image("ext4-noextents", BY_FUSE); }
+Test(fuse, ext4_deep) { image("ext4-deep", BY_FUSE); }
+Test(fuse, ext4_names) { image("ext4-names", BY_FUSE); }
+Test(fuse, special_1k) { image("special-1k", BY_FUSE); }
+Test(fuse, corrupt_4k) { image("corrupt-4k", BY_FUSE); }
+Test(fuse, crafted_4k) { image("crafted-4k", BY_FUSE); }

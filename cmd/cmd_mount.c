@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * `e2map mount`: the image as a read-only FUSE filesystem (libfuse3's
+ * low-level API), every answer the library's: lookup, stat with real
+ * inode numbers and nanosecond times, readdir in getdents order,
+ * readlink, xattrs (system.data hidden), read, and SEEK_DATA/SEEK_HOLE
+ * through FUSE's lseek with the kernel-identical answers of e2map_lseek.
+ * The FUSE mount is read-only, so the kernel answers EROFS to every write
+ * before it reaches us.  Node ids are inode numbers, but the root's: FUSE
+ * calls it 1.  The image never changes under us, so the kernel may keep
+ * attributes, names and pages as long as it likes.
+ */
+#define FUSE_USE_VERSION 35
+#include "cmd.h"
+
+#include <errno.h>
+#include <fuse_lowlevel.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FOREVER 86400.0		/* seconds the kernel may cache an answer */
+#define ROOT_INO 2
+
+struct mount_opts {
+	bool foreground;
+	const char *options;
+	struct cmd_common co;
+};
+
+static e2map_t *image;
+
+static uint64_t to_ino(fuse_ino_t n)
+{
+	return n == FUSE_ROOT_ID ? ROOT_INO : (uint64_t)n;
+}
+
+static fuse_ino_t to_node(uint64_t ino)
+{
+	return ino == ROOT_INO ? FUSE_ROOT_ID : (fuse_ino_t)ino;
+}
+
+static void to_stat(const struct e2map_stat *s, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = (ino_t)s->ino;
+	st->st_mode = s->mode;
+	st->st_nlink = s->nlink;
+	st->st_uid = s->uid;
+	st->st_gid = s->gid;
+	st->st_rdev = (dev_t)s->rdev;
+	st->st_size = (off_t)s->size;
+	st->st_blksize = s->blksize;
+	st->st_blocks = (blkcnt_t)s->blocks;
+	st->st_atim = (struct timespec){ s->atime.sec, s->atime.nsec };
+	st->st_mtim = (struct timespec){ s->mtime.sec, s->mtime.nsec };
+	st->st_ctim = (struct timespec){ s->ctime.sec, s->ctime.nsec };
+}
+
+static void reply_err(fuse_req_t req, int err)
+{
+	fuse_reply_err(req, err < 0 ? -err : EIO);
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_entry_param e = {
+		.attr_timeout = FOREVER, .entry_timeout = FOREVER,
+	};
+	struct e2map_stat s;
+	uint64_t ino;
+	int err = e2map_lookup_at(image, to_ino(parent), name, strlen(name),
+				  &ino);
+
+	if (err == -ENOENT) {	/* a negative entry, cached as long */
+		fuse_reply_entry(req, &e);
+		return;
+	}
+	if (err == 0 && (err = e2map_stat_ino(image, ino, &s)) == 0) {
+		e.ino = to_node(ino);
+		to_stat(&s, &e.attr);
+		fuse_reply_entry(req, &e);
+		return;
+	}
+	reply_err(req, err);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t node,
+		       struct fuse_file_info *fi)
+{
+	struct e2map_stat s;
+	struct stat st;
+	int err = e2map_stat_ino(image, to_ino(node), &s);
+
+	(void)fi;
+	if (err < 0)
+		{ reply_err(req, err); return; }
+	to_stat(&s, &st);
+	fuse_reply_attr(req, &st, FOREVER);
+}
+
+static void op_readlink(fuse_req_t req, fuse_ino_t node)
+{
+	uint64_t ino = to_ino(node);
+	int64_t n = e2map_readlink_ino(image, ino, NULL, 0);
+	char *target;
+
+	if (n < 0)
+		{ reply_err(req, (int)n); return; }
+	if (!(target = malloc((size_t)n + 1)))
+		{ reply_err(req, -ENOMEM); return; }
+	if ((n = e2map_readlink_ino(image, ino, target, (size_t)n)) < 0) {
+		free(target);
+		{ reply_err(req, (int)n); return; }
+	}
+	target[n] = '\0';
+	fuse_reply_readlink(req, target);
+	free(target);
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
+{
+	e2map_file_t *f;
+	int err;
+
+	if ((fi->flags & O_ACCMODE) != O_RDONLY)
+		{ reply_err(req, -EROFS); return; }
+	if ((err = e2map_file_open_ino(image, to_ino(node), &f)) < 0)
+		{ reply_err(req, err); return; }
+	fi->fh = (uintptr_t)f;
+	fi->keep_cache = 1;
+	fuse_reply_open(req, fi);
+}
+
+/*
+ * A read is whole or fails: FUSE takes a short reply for the end of the
+ * file and would cut i_size there.  The kernel then asks page by page,
+ * so read(2) returns the pages before the damage, as on the mount.
+ */
+static void op_read(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	e2map_file_t *f = (e2map_file_t *)(uintptr_t)fi->fh;
+	char *buf = malloc(size ? size : 1);
+	size_t done = 0;
+	int64_t n = 0;
+
+	(void)node;
+	if (!buf)
+		{ reply_err(req, -ENOMEM); return; }
+	while (done < size &&
+	       (n = e2map_pread(f, buf + done, size - done,
+				off + (off_t)done)) > 0)
+		done += (size_t)n;
+	if (n < 0)
+		reply_err(req, (int)n);
+	else
+		fuse_reply_buf(req, buf, done);
+	free(buf);
+}
+
+static void op_release(fuse_req_t req, fuse_ino_t node,
+		       struct fuse_file_info *fi)
+{
+	(void)node;
+	e2map_file_close((e2map_file_t *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+static void op_lseek(fuse_req_t req, fuse_ino_t node, off_t off, int whence,
+		     struct fuse_file_info *fi)
+{
+	int64_t r = e2map_lseek((e2map_file_t *)(uintptr_t)fi->fh, off, whence);
+
+	(void)node;
+	if (r < 0)
+		{ reply_err(req, (int)r); return; }
+	fuse_reply_lseek(req, (off_t)r);
+}
+
+/* A directory's listing, read whole at opendir, as getdents gives it. */
+struct listing {
+	struct e2map_dirent *v;
+	char *names;		/* each NUL-terminated; v[i].name an offset */
+	size_t n, cap, nlen, ncap;
+	int err;		/* getdents' error after the entries */
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	if (!(q = realloc(*p, c * elem)))
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+static int list_add(const struct e2map_dirent *de, void *payload)
+{
+	struct listing *l = payload;
+
+	if (grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)) < 0 ||
+	    grow((void **)&l->names, &l->ncap, l->nlen + de->len + 1, 1) < 0)
+		return -ENOMEM;
+	l->v[l->n] = *de;
+	l->v[l->n++].name = (const char *)(uintptr_t)l->nlen;
+	memcpy(l->names + l->nlen, de->name, de->len);
+	l->names[l->nlen + de->len] = '\0';
+	l->nlen += de->len + 1;
+	return 0;
+}
+
+static void listing_free(struct listing *l)
+{
+	if (l) {
+		free(l->v);
+		free(l->names);
+		free(l);
+	}
+}
+
+static void op_opendir(fuse_req_t req, fuse_ino_t node,
+		       struct fuse_file_info *fi)
+{
+	struct listing *l = calloc(1, sizeof(*l));
+	e2map_file_t *d;
+	int err;
+
+	if (!l)
+		{ reply_err(req, -ENOMEM); return; }
+	if ((err = e2map_file_open_ino(image, to_ino(node), &d)) < 0) {
+		listing_free(l);
+		{ reply_err(req, err); return; }
+	}
+	err = e2map_readdir(d, list_add, l);
+	e2map_file_close(d);
+	if (err == -ENOMEM || (err < 0 && l->n == 0)) {
+		listing_free(l);
+		{ reply_err(req, err); return; }
+	}
+	l->err = err;
+	fi->fh = (uintptr_t)l;
+	fi->keep_cache = 1;
+	fi->cache_readdir = 1;
+	fuse_reply_open(req, fi);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t node, size_t size,
+		       off_t off, struct fuse_file_info *fi)
+{
+	struct listing *l = (struct listing *)(uintptr_t)fi->fh;
+	char *buf = malloc(size);
+	size_t at = 0, i;
+
+	(void)node;
+	if (!buf)
+		{ reply_err(req, -ENOMEM); return; }
+	for (i = (size_t)off; i < l->n; i++) {
+		struct stat st = { .st_ino = (ino_t)l->v[i].ino,
+				   .st_mode = (mode_t)l->v[i].type << 12 };
+		size_t n = fuse_add_direntry(req, buf + at, size - at,
+					     l->names + (uintptr_t)l->v[i].name,
+					     &st, (off_t)i + 1);
+
+		if (n > size - at)
+			break;
+		at += n;
+	}
+	if (at == 0 && i >= l->n && l->err < 0)
+		reply_err(req, l->err);
+	else
+		fuse_reply_buf(req, buf, at);
+	free(buf);
+}
+
+static void op_releasedir(fuse_req_t req, fuse_ino_t node,
+			  struct fuse_file_info *fi)
+{
+	(void)node;
+	listing_free((struct listing *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+static void op_getxattr(fuse_req_t req, fuse_ino_t node, const char *name,
+			size_t size)
+{
+	char *buf = size ? malloc(size) : NULL;
+	int64_t n;
+
+	if (size && !buf)
+		{ reply_err(req, -ENOMEM); return; }
+	n = e2map_getxattr_ino(image, to_ino(node), name, buf, size);
+	if (n < 0)
+		reply_err(req, (int)n);
+	else if (size == 0)
+		fuse_reply_xattr(req, (size_t)n);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+	free(buf);
+}
+
+struct names {
+	char *s;
+	size_t len, cap;
+};
+
+static int add_name(const struct e2map_xattr *x, void *payload)
+{
+	struct names *n = payload;
+
+	if (grow((void **)&n->s, &n->cap, n->len + x->name_len + 1, 1) < 0)
+		return -ENOMEM;
+	memcpy(n->s + n->len, x->name, x->name_len + 1);
+	n->len += x->name_len + 1;
+	return 0;
+}
+
+static void op_listxattr(fuse_req_t req, fuse_ino_t node, size_t size)
+{
+	struct names n = { 0 };
+	int err = e2map_xattrs_ino(image, to_ino(node), add_name, &n);
+
+	if (err < 0)
+		reply_err(req, err);
+	else if (size == 0)
+		fuse_reply_xattr(req, n.len);
+	else if (n.len > size)
+		reply_err(req, -ERANGE);
+	else
+		fuse_reply_buf(req, n.s, n.len);
+	free(n.s);
+}
+
+static void op_statfs(fuse_req_t req, fuse_ino_t node)
+{
+	struct e2map_statfs s;
+	struct statvfs v = { 0 };
+	int err = e2map_statfs(image, &s);
+
+	(void)node;
+	if (err < 0)
+		{ reply_err(req, err); return; }
+	v.f_bsize = v.f_frsize = s.bsize;
+	v.f_blocks = s.blocks;	/* nothing free: nothing can be written */
+	v.f_files = s.files;
+	v.f_ffree = v.f_favail = s.ffree;
+	v.f_namemax = 255;
+	fuse_reply_statfs(req, &v);
+}
+
+static const struct fuse_lowlevel_ops ops = {
+	.lookup = op_lookup,
+	.getattr = op_getattr,
+	.readlink = op_readlink,
+	.open = op_open,
+	.read = op_read,
+	.release = op_release,
+	.lseek = op_lseek,
+	.opendir = op_opendir,
+	.readdir = op_readdir,
+	.releasedir = op_releasedir,
+	.getxattr = op_getxattr,
+	.listxattr = op_listxattr,
+	.statfs = op_statfs,
+};
+
+static const struct cmd_option mount_options[] = {
+	{ .short_name = 'f', .long_name = "foreground",
+	  .action = CMD_OPT_TRUE,
+	  .field = offsetof(struct mount_opts, foreground),
+	  .help = "stay in the foreground (until unmounted)" },
+	{ .short_name = 'o', .arg = "OPTIONS", .action = CMD_OPT_STRING,
+	  .field = offsetof(struct mount_opts, options),
+	  .help = "FUSE mount options (allow_other, ...); always ro" },
+	CMD_OPT_OFFSET,
+	CMD_OPT_PARTITION,
+	CMD_OPT_REPLAY,
+	CMD_OPT_END,
+};
+
+const struct cmd_spec mount_spec = {
+	.options = mount_options,
+	.operands = "IMAGE DIR",
+	.min_operands = 2,
+	.max_operands = 2,
+	.about =
+"Mounts the image read-only on DIR through FUSE, answering every call from\n"
+"the image as the kernel's ro,noload mount would: stat with real inode\n"
+"numbers and nanosecond times, directories in getdents order, symlinks,\n"
+"xattrs (system.data hidden), reads, and SEEK_DATA/SEEK_HOLE (so cp,\n"
+"tar --sparse and rsync -S keep holes).  Writes fail with EROFS; the\n"
+"image is never written.  Runs in the background once mounted (-f: in\n"
+"the foreground); unmount with fusermount3 -u DIR.\n"
+"\n"
+"Examples:\n"
+"  e2map mount evidence.img /mnt/evidence\n"
+"  e2map mount -o allow_other --partition 2 disk.E01 /mnt/p2\n",
+};
+
+/* "ro,default_permissions,fsname=e2map,subtype=e2map[,OPTIONS]" */
+static char *mount_option_string(const char *extra)
+{
+	static const char base[] =
+		"ro,default_permissions,fsname=e2map,subtype=e2map";
+	size_t n = sizeof(base) + (extra ? strlen(extra) + 1 : 0);
+	char *s = malloc(n);
+
+	if (s)
+		snprintf(s, n, "%s%s%s", base, extra ? "," : "",
+			 extra ? extra : "");
+	return s;
+}
+
+static int serve(struct mount_opts *o, const char *dir)
+{
+	char *opts = mount_option_string(o->options);
+	char *argv[] = { "e2map", "-o", opts, NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+	struct fuse_session *se;
+	int status = CMD_EXIT_FAIL;
+
+	if (!opts)
+		return cmd_fail("mount", -ENOMEM, NULL);
+	se = fuse_session_new(&args, &ops, sizeof(ops), NULL);
+	if (!se) {
+		cmd_errorf("mount: bad options '%s'", cmd_esc(opts));
+	} else if (fuse_session_mount(se, dir) != 0) {
+		cmd_errorf("mount: %s: cannot mount (is /dev/fuse there, "
+			   "and fusermount3?)", cmd_esc(dir));
+	} else {
+		fuse_set_signal_handlers(se);
+		if (fuse_daemonize(o->foreground) == 0)
+			status = fuse_session_loop(se) ? CMD_EXIT_FAIL : 0;
+		fuse_remove_signal_handlers(se);
+		fuse_session_unmount(se);
+	}
+	if (se)
+		fuse_session_destroy(se);
+	fuse_opt_free_args(&args);
+	free(opts);
+	return status;
+}
+
+int cmd_mount(int argc, char **argv)
+{
+	struct mount_opts o = { 0 };
+	struct cmd_operands ops;
+	int status = cmd_parse(argc, argv, &o, &o.co, &ops);
+
+	if (status != CMD_PARSED)
+		return status;
+	if ((status = cmd_open_image("mount", &o.co, ops.v[0], &image)))
+		return status;
+	status = serve(&o, ops.v[1]);
+	e2map_close(image);
+	return status;
+}
