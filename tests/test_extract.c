@@ -22,7 +22,10 @@
  * `e2map mount` is held to the same, read through its FUSE mount, and
  * more: inode numbers, link counts and st_blocks are the kernel's, the
  * data regions are exactly the kernel's, and a read fails where the
- * kernel's does, after the same bytes.
+ * kernel's does, after the same bytes.  cp -a and tar --sparse from that
+ * mount keep the kernel's holes, as from the kernel's mount: where
+ * st_blocks covers the size (preallocated ranges count), both copy the
+ * whole file as data, and so do they on the kernel's mount.
  */
 #include <criterion/criterion.h>
 
@@ -48,7 +51,11 @@
 #include "sha256.h"
 
 /* How the tree comes out of the image, or is shown (a FUSE mount). */
-enum how { BY_EXTRACT, BY_GNU_TAR, BY_BSDTAR, BY_FUSE };
+enum how {
+	BY_EXTRACT, BY_GNU_TAR, BY_BSDTAR, BY_FUSE,
+	BY_FUSE_CP,		/* cp -a from the FUSE mount */
+	BY_FUSE_TAR		/* tar --sparse from the FUSE mount, then -x */
+};
 
 /* What the extract reported failing, by image path. */
 struct failures {
@@ -105,7 +112,8 @@ struct run {
 
 static bool by_tar(const struct run *r)
 {
-	return r->how == BY_GNU_TAR || r->how == BY_BSDTAR;
+	return r->how == BY_GNU_TAR || r->how == BY_BSDTAR ||
+	       r->how == BY_FUSE_TAR;
 }
 
 static const char *dest_of(struct run *r, const char *path)
@@ -231,7 +239,7 @@ static void tar_all(struct run *r, const char *img)
 }
 
 /* The FUSE daemon in the foreground, a child that dies with the test. */
-static void fuse_mount(struct run *r, const char *img)
+static void fuse_mount(struct run *r, const char *img, const char *dir)
 {
 	const char *bin = getenv("E2MAP");
 	struct stat top, in;
@@ -242,16 +250,16 @@ static void fuse_mount(struct run *r, const char *img)
 	if (access("/dev/fuse", R_OK | W_OK) ||
 	    system("command -v fusermount3 >/dev/null 2>&1"))
 		cr_skip_test("no /dev/fuse or fusermount3 (Debian's fuse3)");
-	cr_assert_eq(stat(r->dir, &top), 0);
+	cr_assert_eq(stat(dir, &top), 0);
 	cr_assert_geq(r->fuse = fork(), 0);
 	if (r->fuse == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		execl(bin, bin, "mount", "-f", "-o", "auto_unmount", img,
-		      r->dir, (char *)NULL);
+		      dir, (char *)NULL);
 		_exit(127);
 	}
 	for (i = 0; i < 500; i++) {
-		if (stat(r->dir, &in) == 0 && in.st_dev != top.st_dev)
+		if (stat(dir, &in) == 0 && in.st_dev != top.st_dev)
 			return;
 		if (waitpid(r->fuse, NULL, WNOHANG) == r->fuse) {
 			r->fuse = 0;
@@ -262,16 +270,35 @@ static void fuse_mount(struct run *r, const char *img)
 	cr_assert_fail("%s: the FUSE mount did not come up", r->name);
 }
 
-static void fuse_unmount(struct run *r)
+static void fuse_unmount(struct run *r, const char *dir)
 {
 	char cmd[128];
+	int status;
 
-	snprintf(cmd, sizeof(cmd), "fusermount3 -u %s", r->dir);
+	snprintf(cmd, sizeof(cmd), "fusermount3 -u %s", dir);
 	cr_expect_eq(system(cmd), 0, "%s: %s", r->name, cmd);
-	cr_expect_eq(waitpid(r->fuse, &r->tar_status, 0), r->fuse);
-	cr_expect(WIFEXITED(r->tar_status) && !WEXITSTATUS(r->tar_status),
-		  "%s: e2map mount exited %#x", r->name, r->tar_status);
-	rmdir(r->dir);
+	cr_expect_eq(waitpid(r->fuse, &status, 0), r->fuse);
+	cr_expect(WIFEXITED(status) && !WEXITSTATUS(status),
+		  "%s: e2map mount exited %#x", r->name, status);
+	r->fuse = 0;
+	rmdir(dir);
+}
+
+/* cp -a, or tar --sparse and back, from the FUSE mount into R->dir. */
+static void copy_from_fuse(struct run *r, const char *img)
+{
+	char mnt[] = "/tmp/e2map-fuse-XXXXXX", cmd[600];
+
+	cr_assert(mkdtemp(mnt));
+	fuse_mount(r, img, mnt);
+	if (r->how == BY_FUSE_CP)
+		snprintf(cmd, sizeof(cmd), "cp -a %s/. %s", mnt, r->dir);
+	else
+		snprintf(cmd, sizeof(cmd), "tar --sparse --acls --xattrs -cf - "
+			 "-C %s . | tar -xpf - -C %s --acls --xattrs "
+			 "--xattrs-include='*'", mnt, r->dir);
+	r->tar_status = system(cmd);
+	fuse_unmount(r, mnt);
 }
 
 static void extract_all(struct run *r, const char *name, enum how how)
@@ -288,7 +315,9 @@ static void extract_all(struct run *r, const char *name, enum how how)
 	strcpy(r->dir, "/tmp/e2map-extract-XXXXXX");
 	cr_assert(mkdtemp(r->dir));
 	if (how == BY_FUSE) {
-		fuse_mount(r, img);
+		fuse_mount(r, img, r->dir);
+	} else if (how == BY_FUSE_CP || how == BY_FUSE_TAR) {
+		copy_from_fuse(r, img);
 	} else if (how != BY_EXTRACT) {
 		tar_all(r, img);
 	} else {
@@ -308,7 +337,7 @@ static void run_free(struct run *r)
 	size_t i;
 
 	if (r->fuse)
-		fuse_unmount(r);
+		fuse_unmount(r, r->dir);
 	else
 		nftw(r->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	for (i = 0; i < r->fail.n; i++)
@@ -526,8 +555,13 @@ static void check_maps(struct run *r)
 		p = strndup(hdr + 19, (size_t)(tab - 2 - hdr - 19));
 		if (!e2map_lstat(r->m, p, &st) && S_ISREG(st.mode) &&
 		    !failed(&r->fail, p) && !through_symlink(r->m, p)) {
-			kernel_map(nl + 1, nout, st.size, (uint64_t)r->bs,
-				   &want);
+			if ((r->how == BY_FUSE_CP || r->how == BY_FUSE_TAR) &&
+			    st.blocks * 512 >= st.size && st.size)
+				calls_buf_add(&want, "0-%llu ", (unsigned long
+					      long)st.size);	/* not sparse */
+			else
+				kernel_map(nl + 1, nout, st.size,
+					   (uint64_t)r->bs, &want);
 			host_map(dest_of(r, p), &got);
 			cr_expect_str_eq(got.s ? got.s : "",
 					 want.s ? want.s : "", "%s: %s: data "
@@ -839,3 +873,18 @@ Test(fuse, ext4_names) { image("ext4-names", BY_FUSE); }
 Test(fuse, special_1k) { image("special-1k", BY_FUSE); }
 Test(fuse, corrupt_4k) { image("corrupt-4k", BY_FUSE); }
 Test(fuse, crafted_4k) { image("crafted-4k", BY_FUSE); }
+
+/* cp -a and tar --sparse on the FUSE mount keep the holes (clean images:
+ * what cp and tar do with a failing read is theirs). */
+Test(fuse, cp_a_ext4_4k) { image("ext4-4k", BY_FUSE_CP); }
+Test(fuse, cp_a_ext4_1k) { image("ext4-1k", BY_FUSE_CP); }
+Test(fuse, cp_a_bigalloc) { image("ext4-bigalloc", BY_FUSE_CP); }
+Test(fuse, cp_a_inline) { image("ext4-inline", BY_FUSE_CP); }
+Test(fuse, cp_a_links) { image("ext4-links", BY_FUSE_CP); }
+Test(fuse, cp_a_special) { image("special-1k", BY_FUSE_CP); }
+Test(fuse, cp_a_xattrs) { image_xattrs("xattr-4k", BY_FUSE_CP); }
+Test(fuse, tar_sparse_ext4_4k) { image("ext4-4k", BY_FUSE_TAR); }
+Test(fuse, tar_sparse_ext4_1k) { image("ext4-1k", BY_FUSE_TAR); }
+Test(fuse, tar_sparse_bigalloc) { image("ext4-bigalloc", BY_FUSE_TAR); }
+Test(fuse, tar_sparse_links) { image("ext4-links", BY_FUSE_TAR); }
+Test(fuse, tar_sparse_noextents) { image("ext4-noextents", BY_FUSE_TAR); }
