@@ -254,5 +254,6 @@ bench: all
 	@scripts/deps.sh bench
 	E2MAP=$(abspath $(E2MAP)) scripts/bench.sh
 	E2MAP=$(abspath $(E2MAP)) scripts/bench-extract.sh
+	E2MAP=$(abspath $(E2MAP)) scripts/bench-fuse.sh
 
 FORCE:

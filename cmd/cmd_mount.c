@@ -281,6 +281,57 @@ static void op_readdir(fuse_req_t req, fuse_ino_t node, size_t size,
 	free(buf);
 }
 
+/*
+ * readdir with each entry's lookup done too: a walk that stats what it
+ * lists (find, ls -l, du) needs no LOOKUP round trip per name.  An entry
+ * whose inode cannot be read is listed without attributes (node id 0):
+ * the kernel then looks it up by name, and gets the error there.
+ */
+static size_t add_plus(fuse_req_t req, char *buf, size_t size,
+		       const struct listing *l, size_t i)
+{
+	const struct e2map_dirent *de = &l->v[i];
+	const char *name = l->names + (uintptr_t)de->name;
+	struct fuse_entry_param e = {
+		.attr_timeout = FOREVER, .entry_timeout = FOREVER,
+	};
+	struct e2map_stat s;
+	bool dots = !strcmp(name, ".") || !strcmp(name, "..");
+
+	if (!dots && e2map_stat_ino(image, de->ino, &s) == 0) {
+		e.ino = to_node(de->ino);
+		to_stat(&s, &e.attr);
+	} else {
+		e.attr.st_ino = (ino_t)de->ino;
+		e.attr.st_mode = (mode_t)de->type << 12;
+	}
+	return fuse_add_direntry_plus(req, buf, size, name, &e, (off_t)i + 1);
+}
+
+static void op_readdirplus(fuse_req_t req, fuse_ino_t node, size_t size,
+			   off_t off, struct fuse_file_info *fi)
+{
+	struct listing *l = (struct listing *)(uintptr_t)fi->fh;
+	char *buf = malloc(size);
+	size_t at = 0, i, n;
+
+	(void)node;
+	if (!buf) {
+		reply_err(req, -ENOMEM);
+		return;
+	}
+	for (i = (size_t)off; i < l->n; i++) {
+		if ((n = add_plus(req, buf + at, size - at, l, i)) > size - at)
+			break;
+		at += n;
+	}
+	if (at == 0 && i >= l->n && l->err < 0)
+		reply_err(req, l->err);
+	else
+		fuse_reply_buf(req, buf, at);
+	free(buf);
+}
+
 static void op_releasedir(fuse_req_t req, fuse_ino_t node,
 			  struct fuse_file_info *fi)
 {
@@ -366,6 +417,7 @@ static const struct fuse_lowlevel_ops ops = {
 	.lseek = op_lseek,
 	.opendir = op_opendir,
 	.readdir = op_readdir,
+	.readdirplus = op_readdirplus,
 	.releasedir = op_releasedir,
 	.getxattr = op_getxattr,
 	.listxattr = op_listxattr,

@@ -15,7 +15,7 @@ pkgs="$pkgs libarchive-dev libarchive-tools python3"
 # libfuse3 serves e2map mount; fuse3 brings fusermount3.
 pkgs="$pkgs libfuse3-dev fuse3"
 # scripts/deps.sh bench: also what make bench runs (not the tests, not CI)
-[ "${1:-}" != bench ] || pkgs="$pkgs python3 sleuthkit util-linux"
+[ "${1:-}" != bench ] || pkgs="$pkgs python3 sleuthkit util-linux fuse2fs bc"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
