@@ -888,3 +888,31 @@ Test(fuse, tar_sparse_ext4_1k) { image("ext4-1k", BY_FUSE_TAR); }
 Test(fuse, tar_sparse_bigalloc) { image("ext4-bigalloc", BY_FUSE_TAR); }
 Test(fuse, tar_sparse_links) { image("ext4-links", BY_FUSE_TAR); }
 Test(fuse, tar_sparse_noextents) { image("ext4-noextents", BY_FUSE_TAR); }
+
+/* Every write through the mount is EROFS, and the image keeps its bytes. */
+Test(fuse, writes_are_erofs_and_the_image_is_untouched)
+{
+	char *img = fixture_image("ext4-4k"), before[65], after[65], p[200];
+	struct run r = { .name = "ext4-4k", .how = BY_FUSE };
+	int fd;
+
+	cr_assert(img && fixture_sha256(img, before) == 0);
+	strcpy(r.dir, "/tmp/e2map-fuse-XXXXXX");
+	cr_assert(mkdtemp(r.dir));
+	fuse_mount(&r, img, r.dir);
+	snprintf(p, sizeof(p), "%s/new", r.dir);
+	fd = open(p, O_WRONLY | O_CREAT, 0644);
+	cr_expect(fd < 0 && errno == EROFS, "create: %s", strerror(errno));
+	cr_expect(mkdir(p, 0755) < 0 && errno == EROFS);
+	snprintf(p, sizeof(p), "%s/dense", r.dir);
+	fd = open(p, O_WRONLY);
+	cr_expect(fd < 0 && errno == EROFS, "open for writing");
+	cr_expect(truncate(p, 0) < 0 && errno == EROFS);
+	cr_expect(setxattr(p, "user.x", "1", 1, 0) < 0 && errno == EROFS);
+	cr_expect(chmod(p, 0777) < 0 && errno == EROFS);
+	cr_expect(unlink(p) < 0 && errno == EROFS);
+	fuse_unmount(&r, r.dir);
+	cr_assert_eq(fixture_sha256(img, after), 0);
+	cr_expect_str_eq(after, before, "the image was written");
+	fixture_remove(img);
+}
