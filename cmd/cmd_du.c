@@ -166,17 +166,6 @@ const struct cmd_spec du_spec = {
 "  e2map du -a --written evidence.img /home\n",
 };
 
-/* The progress line counts inodes seen of those in use. */
-static void start_progress(struct du_run *run, e2map_t *m)
-{
-	struct e2map_statfs sf;
-
-	if (e2map_statfs(m, &sf) == 0)
-		cmd_progress_start(&run->progress, "du", "inodes",
-				   sf.files - sf.ffree, run->o->co.quiet,
-				   run->o->all || !run->o->summarize);
-}
-
 int cmd_du(int argc, char **argv)
 {
 	struct du_opts o = { .max_depth = -1 };
@@ -196,7 +185,9 @@ int cmd_du(int argc, char **argv)
 		o.size = E2MAP_DU_APPARENT;	/* -b is --apparent-size too */
 	if ((status = cmd_open_image("du", &o.co, ops.v[0], &m)))
 		return status;
-	start_progress(&run, m);
+	/* inodes seen of those in use */
+	cmd_progress_inodes(&run.progress, m, "du", "inodes", o.co.quiet,
+			    o.all || !o.summarize);
 	err = e2map_du(m, ops.n > 1 ? ops.v[1] : "/",
 		       (enum e2map_du_size)o.size, on_entry, &run);
 	cmd_progress_end(&run.progress);

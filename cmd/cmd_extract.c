@@ -101,16 +101,6 @@ const struct cmd_spec extract_spec = {
 "  e2map extract -r -p evidence.img / /cases/42/tree\n",
 };
 
-/* Files done of the inodes in use: a bound for a subtree's count. */
-static void start_progress(struct extract_run *run, bool quiet)
-{
-	struct e2map_statfs sf;
-
-	if (e2map_statfs(run->m, &sf) == 0)
-		cmd_progress_start(&run->progress, "extract", "files",
-				   sf.files - sf.ffree, quiet, false);
-}
-
 int cmd_extract(int argc, char **argv)
 {
 	struct extract_opts o = { 0 };
@@ -126,7 +116,8 @@ int cmd_extract(int argc, char **argv)
 	run.image = ops.v[0];
 	flags = (o.recursive ? E2MAP_EXTRACT_RECURSIVE : 0) |
 		(o.preserve ? E2MAP_EXTRACT_PRESERVE : 0);
-	start_progress(&run, o.co.quiet);
+	cmd_progress_inodes(&run.progress, run.m, "extract", "files",
+			    o.co.quiet, false);
 	r = e2map_extract(run.m, ops.v[1], ops.v[2], flags, on_event, &run);
 	cmd_progress_end(&run.progress);
 	if (r < 0)

@@ -253,24 +253,35 @@ static void op_opendir(fuse_req_t req, fuse_ino_t node,
 	fuse_reply_open(req, fi);
 }
 
-static void op_readdir(fuse_req_t req, fuse_ino_t node, size_t size,
-		       off_t off, struct fuse_file_info *fi)
+/* One entry of L at buffer BUF: the bytes it takes (more than SIZE: none). */
+typedef size_t (*add_entry_fn)(fuse_req_t req, char *buf, size_t size,
+			       const struct listing *l, size_t i);
+
+static size_t add_plain(fuse_req_t req, char *buf, size_t size,
+			const struct listing *l, size_t i)
+{
+	struct stat st = { .st_ino = (ino_t)l->v[i].ino,
+			   .st_mode = (mode_t)l->v[i].type << 12 };
+
+	return fuse_add_direntry(req, buf, size,
+				 l->names + (uintptr_t)l->v[i].name, &st,
+				 (off_t)i + 1);
+}
+
+/* The entries from OFF on that fit in SIZE; getdents' error at the end. */
+static void reply_listing(fuse_req_t req, size_t size, off_t off,
+			  struct fuse_file_info *fi, add_entry_fn add)
 {
 	struct listing *l = (struct listing *)(uintptr_t)fi->fh;
 	char *buf = malloc(size);
-	size_t at = 0, i;
+	size_t at = 0, i, n;
 
-	(void)node;
-	if (!buf)
-		{ reply_err(req, -ENOMEM); return; }
+	if (!buf) {
+		reply_err(req, -ENOMEM);
+		return;
+	}
 	for (i = (size_t)off; i < l->n; i++) {
-		struct stat st = { .st_ino = (ino_t)l->v[i].ino,
-				   .st_mode = (mode_t)l->v[i].type << 12 };
-		size_t n = fuse_add_direntry(req, buf + at, size - at,
-					     l->names + (uintptr_t)l->v[i].name,
-					     &st, (off_t)i + 1);
-
-		if (n > size - at)
+		if ((n = add(req, buf + at, size - at, l, i)) > size - at)
 			break;
 		at += n;
 	}
@@ -279,6 +290,13 @@ static void op_readdir(fuse_req_t req, fuse_ino_t node, size_t size,
 	else
 		fuse_reply_buf(req, buf, at);
 	free(buf);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t node, size_t size,
+		       off_t off, struct fuse_file_info *fi)
+{
+	(void)node;
+	reply_listing(req, size, off, fi, add_plain);
 }
 
 /*
@@ -311,25 +329,8 @@ static size_t add_plus(fuse_req_t req, char *buf, size_t size,
 static void op_readdirplus(fuse_req_t req, fuse_ino_t node, size_t size,
 			   off_t off, struct fuse_file_info *fi)
 {
-	struct listing *l = (struct listing *)(uintptr_t)fi->fh;
-	char *buf = malloc(size);
-	size_t at = 0, i, n;
-
 	(void)node;
-	if (!buf) {
-		reply_err(req, -ENOMEM);
-		return;
-	}
-	for (i = (size_t)off; i < l->n; i++) {
-		if ((n = add_plus(req, buf + at, size - at, l, i)) > size - at)
-			break;
-		at += n;
-	}
-	if (at == 0 && i >= l->n && l->err < 0)
-		reply_err(req, l->err);
-	else
-		fuse_reply_buf(req, buf, at);
-	free(buf);
+	reply_listing(req, size, off, fi, add_plus);
 }
 
 static void op_releasedir(fuse_req_t req, fuse_ino_t node,

@@ -374,20 +374,12 @@ static int finish(struct scan_run *run)
 	return 0;
 }
 
-static void start_progress(struct scan_run *run)
-{
-	struct e2map_statfs sf;
-
-	if (e2map_statfs(run->m, &sf) == 0)
-		cmd_progress_start(&run->progress, "scan", "inodes",
-				   sf.files - sf.ffree, run->o->co.quiet, true);
-}
-
 static int scan_image(struct scan_run *run)
 {
 	int err;
 
-	start_progress(run);
+	cmd_progress_inodes(&run->progress, run->m, "scan", "inodes",
+			    run->o->co.quiet, true);
 	scan_print_head(run->fmt);
 	err = e2map_scan_records(run->m, (unsigned)run->o->threads, on_record,
 				 run);

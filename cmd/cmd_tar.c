@@ -476,15 +476,6 @@ static int finish(struct tar_run *t, int fd, bool own, int walked)
 	return t->fatal || t->failures ? CMD_EXIT_FAIL : status;
 }
 
-static void start_progress(struct tar_run *t, bool quiet)
-{
-	struct e2map_statfs sf;
-
-	if (e2map_statfs(t->m, &sf) == 0)
-		cmd_progress_start(&t->progress, "tar", "files",
-				   sf.files - sf.ffree, quiet, false);
-}
-
 int cmd_tar(int argc, char **argv)
 {
 	struct tar_opts o = { 0 };
@@ -505,7 +496,8 @@ int cmd_tar(int argc, char **argv)
 		status = t.buf ? CMD_EXIT_FAIL : cmd_fail("tar", -ENOMEM, NULL);
 		goto out;
 	}
-	start_progress(&t, o.co.quiet);
+	cmd_progress_inodes(&t.progress, t.m, "tar", "files", o.co.quiet,
+			    false);
 	r = e2map_tree_walk(t.m, path, on_entry, &t);
 	cmd_progress_end(&t.progress);
 	status = finish(&t, fd, o.file != NULL, r);

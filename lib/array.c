@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 int e2map__grow(void **v, size_t *cap, size_t need, size_t elem)
 {
@@ -25,5 +26,19 @@ int e2map__grow(void **v, size_t *cap, size_t need, size_t elem)
 		return -ENOMEM;
 	*v = nv;
 	*cap = n;
+	return 0;
+}
+
+int e2map__path_push(struct e2map_pathbuf *p, const char *name, size_t n)
+{
+	bool slash = p->len && p->s[p->len - 1] != '/';
+
+	if (e2map__grow((void **)&p->s, &p->cap, p->len + slash + n + 1, 1) < 0)
+		return -ENOMEM;
+	if (slash)
+		p->s[p->len++] = '/';
+	memcpy(p->s + p->len, name, n);
+	p->len += n;
+	p->s[p->len] = '\0';
 	return 0;
 }

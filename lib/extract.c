@@ -22,33 +22,13 @@
 
 #define COPY_BUF (1U << 20)
 
-/* A path being built, component by component. */
-struct pathbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static int path_push(struct pathbuf *p, const char *name, size_t n)
-{
-	bool slash = p->len && p->s[p->len - 1] != '/';
-
-	if (e2map__grow((void **)&p->s, &p->cap, p->len + slash + n + 1, 1) < 0)
-		return -ENOMEM;
-	if (slash)
-		p->s[p->len++] = '/';
-	memcpy(p->s + p->len, name, n);
-	p->len += n;
-	p->s[p->len] = '\0';
-	return 0;
-}
-
 struct xt {
 	e2map_t *m;
 	unsigned flags;
 	e2map_extract_cb cb;
 	void *payload;
 	const char *src;	/* the entry's path in the image */
-	struct pathbuf dst, first;	/* its copy; a hard link's target */
+	struct e2map_pathbuf dst, first;	/* its copy; a hard link's target */
 	size_t base;		/* DEST's part of dst */
 	size_t start;		/* PATH's part of src */
 	unsigned char *buf;
@@ -295,7 +275,8 @@ static int preserve(struct xt *x, uint64_t ino, const struct e2map_stat *st,
 }
 
 /* The copy of image path PATH: DEST, then what follows the walk's start. */
-static int dest_of(struct xt *x, const char *path, struct pathbuf *out)
+static int dest_of(struct xt *x, const char *path,
+		   struct e2map_pathbuf *out)
 {
 	const char *rest = path + x->start;
 
@@ -303,12 +284,12 @@ static int dest_of(struct xt *x, const char *path, struct pathbuf *out)
 		out->s[out->len = x->base] = '\0';
 	} else {
 		out->len = 0;
-		if (path_push(out, x->dst.s, x->base) < 0)
+		if (e2map__path_push(out, x->dst.s, x->base) < 0)
 			return -ENOMEM;
 	}
 	while (*rest == '/')
 		rest++;
-	return *rest ? path_push(out, rest, strlen(rest)) : 0;
+	return *rest ? e2map__path_push(out, rest, strlen(rest)) : 0;
 }
 
 /* A second name of a file already extracted: a hard link to it. */
@@ -419,7 +400,7 @@ static int start_dest(struct xt *x, const char *path, const char *dest)
 	size_t n;
 	int err;
 
-	if ((err = path_push(&x->dst, dest, strlen(dest))) < 0)
+	if ((err = e2map__path_push(&x->dst, dest, strlen(dest))) < 0)
 		return err;
 	x->base = x->dst.len;
 	if ((err = e2map_lstat(x->m, path, &st)) == -ENOMEM)
@@ -431,7 +412,7 @@ static int start_dest(struct xt *x, const char *path, const char *dest)
 	n = strlen(base);
 	while (n && base[n - 1] == '/')
 		n--;
-	if (n && (err = path_push(&x->dst, base, n)) < 0)
+	if (n && (err = e2map__path_push(&x->dst, base, n)) < 0)
 		return err;
 	x->base = x->dst.len;
 	return 0;

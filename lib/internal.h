@@ -113,6 +113,12 @@ struct e2map_file {
 
 /* array.c: make room for NEED elements of ELEM bytes in *V; -ENOMEM */
 int e2map__grow(void **v, size_t *cap, size_t need, size_t elem);
+/* array.c: a path built a component at a time ("/" joins them, once) */
+struct e2map_pathbuf {
+	char *s;
+	size_t len, cap;
+};
+int e2map__path_push(struct e2map_pathbuf *p, const char *name, size_t n);
 
 /* errors.c */
 int e2map__fail(e2map_t *m, int err, const char *fmt, ...)

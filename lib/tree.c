@@ -14,26 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* A path being built, component by component. */
-struct pathbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static int path_push(struct pathbuf *p, const char *name, size_t n)
-{
-	bool slash = p->len && p->s[p->len - 1] != '/';
-
-	if (e2map__grow((void **)&p->s, &p->cap, p->len + slash + n + 1, 1) < 0)
-		return -ENOMEM;
-	if (slash)
-		p->s[p->len++] = '/';
-	memcpy(p->s + p->len, name, n);
-	p->len += n;
-	p->s[p->len] = '\0';
-	return 0;
-}
-
 /*
  * Inodes met before, by number: open addressing, a power-of-two table.
  * For files of several links the value is the first name; directories
@@ -114,7 +94,7 @@ struct walk {
 	e2map_t *m;
 	e2map_tree_cb cb;
 	void *payload;
-	struct pathbuf path;
+	struct e2map_pathbuf path;
 	struct seen links, dirs;
 };
 
@@ -174,7 +154,7 @@ static int walk_children(struct walk *w, uint64_t ino, unsigned depth)
 	for (i = 0; i < l.n && err >= 0; i++) {
 		const char *name = l.names + (uintptr_t)l.v[i].name;
 
-		if ((err = path_push(&w->path, name, l.v[i].len)) < 0)
+		if ((err = e2map__path_push(&w->path, name, l.v[i].len)) < 0)
 			break;
 		err = walk_node(w, l.v[i].ino, depth + 1);
 		w->path.s[w->path.len = len] = '\0';
@@ -229,7 +209,7 @@ int e2map_tree_walk(e2map_t *m, const char *path, e2map_tree_cb cb,
 
 	if (!m || !path || !cb)
 		return -EINVAL;
-	if ((r = path_push(&w.path, path, strlen(path))) < 0)
+	if ((r = e2map__path_push(&w.path, path, strlen(path))) < 0)
 		return r;
 	if ((r = e2map_lstat(m, path, &st)) == 0)
 		r = walk_node(&w, st.ino, 0);
