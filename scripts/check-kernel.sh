@@ -149,7 +149,8 @@ tar_view() {
 }
 
 # Getting the data out: `e2map cat` of every file, `extract -r -p` and
-# `tar` (extracted by GNU tar) of the whole image, each listed by
+# `tar` (extracted by GNU tar) of the whole image, and `e2map mount` (where
+# /dev/fuse is there), each listed by
 # tree-list.py and diffed with the listing of the fresh read-only mount:
 # bytes, data regions (rounded to the copies' block size), modes, owners,
 # times, links, xattrs.  The mount is listed first, before anything reads
@@ -175,6 +176,18 @@ copy_check() {
 	python3 "$here/tree-list.py" "$d/copy/t" > "$d/tar.list" || r=1
 	diff -u <(tar_view "$d/kernel.list") <(tar_view "$d/tar.list") \
 		> "$d/tar.diff" || r=1
+	# The FUSE mount, listed as the kernel's was (rounded the same way).
+	mkdir -p "$d/fmnt"
+	if [ -c /dev/fuse ] && command -v fusermount3 >/dev/null; then
+		if "$e2map" mount "$img" "$d/fmnt" 2>"$d/fuse.log"; then
+			python3 "$here/tree-list.py" --round "$bs" \
+				--xattr-probe "$d/copy" "$d/fmnt" > "$d/fuse.list" || r=1
+			fusermount3 -u "$d/fmnt" || r=1
+			diff -u "$d/kernel.list" "$d/fuse.list" > "$d/fuse.diff" || r=1
+		else
+			r=1
+		fi
+	fi
 	rm -rf "$d/copy"
 	return $r
 }
@@ -246,7 +259,7 @@ for ((i = 1; i <= n; i++)); do
 	total_scan=$((total_scan + nscan))
 	if [ $bad = 0 ]; then
 		passed=$((passed + 1))
-		echo "image $i: ok ($fsdesc; $ncalls calls, $nopens fresh mounts, $ngold CLI outputs, $nscan scan records, $ncopied entries copied out)"
+		echo "image $i: ok ($fsdesc; $ncalls calls, $nopens fresh mounts, $ngold CLI outputs, $nscan scan records, $ncopied entries copied out and seen through FUSE)"
 		[ "${KEEP:-0}" = 1 ] || rm -rf "$d"
 	else
 		failed=$((failed + 1))
@@ -254,12 +267,12 @@ for ((i = 1; i <= n; i++)); do
 		[ -s "$d/calls.diff" ] && grep -m 6 '^[-+][^-+]' "$d/calls.diff" | sed 's/^/    /'
 		[ -s "$d/golden.diff" ] && head -n 6 "$d/golden.diff" | sed 's/^/    /'
 		[ -s "$d/scan.diff" ] && head -n 6 "$d/scan.diff" | sed 's/^/    /'
-		for f in extract.diff tar.diff extract.log tar.log; do
+		for f in extract.diff tar.diff fuse.diff extract.log tar.log fuse.log; do
 			[ -s "$d/$f" ] && head -n 6 "$d/$f" | sed "s/^/    $f: /"
 		done
 	fi
 done
 rmdir "$work" 2>/dev/null || true
-echo "compared: $total_calls calls on $total_opens fresh mounts, $total_golden CLI outputs, $total_scan scan records, $total_copied entries copied out (cat, extract, tar)"
+echo "compared: $total_calls calls on $total_opens fresh mounts, $total_golden CLI outputs, $total_scan scan records, $total_copied entries copied out (cat, extract, tar, FUSE mount)"
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]
