@@ -63,6 +63,17 @@ static void reply_err(fuse_req_t req, int err)
 	fuse_reply_err(req, err < 0 ? -err : EIO);
 }
 
+/*
+ * Always readdirplus: the kernel's adaptive mode drops to plain readdir
+ * when the first entries' attributes go unused, and a walk that stats
+ * every name then costs a LOOKUP round trip per name.
+ */
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	(void)userdata;
+	conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
+}
+
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fuse_entry_param e = {
@@ -409,6 +420,7 @@ static void op_statfs(fuse_req_t req, fuse_ino_t node)
 }
 
 static const struct fuse_lowlevel_ops ops = {
+	.init = op_init,
 	.lookup = op_lookup,
 	.getattr = op_getattr,
 	.readlink = op_readlink,
