@@ -14,6 +14,9 @@ pkgs="$pkgs sleuthkit"
 pkgs="$pkgs libarchive-dev libarchive-tools python3"
 # libfuse3 serves e2map mount; fuse3 brings fusermount3.
 pkgs="$pkgs libfuse3-dev fuse3"
+# make check-kernel holds rsync -S from the FUSE mount to rsync from the
+# kernel's (skipped without rsync).
+pkgs="$pkgs rsync"
 # scripts/deps.sh bench: also what make bench runs (not the tests, not CI)
 [ "${1:-}" != bench ] || pkgs="$pkgs python3 sleuthkit util-linux fuse2fs bc"
 missing=""
