@@ -135,6 +135,7 @@ struct cmd_common {
 const struct e2map_cmd *cmd_find(const char *name);
 
 /* The commands: argv[0] is the command name. */
+int cmd_blockmap(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_du(int argc, char **argv);
@@ -142,13 +143,14 @@ int cmd_extract(int argc, char **argv);
 int cmd_fiemap(int argc, char **argv);
 int cmd_filefrag(int argc, char **argv);
 int cmd_mount(int argc, char **argv);
+int cmd_owner(int argc, char **argv);
 int cmd_partitions(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_seek(int argc, char **argv);
 int cmd_tar(int argc, char **argv);
-extern const struct cmd_spec cat_spec, check_spec, du_spec, extract_spec,
+extern const struct cmd_spec blockmap_spec, cat_spec, check_spec, du_spec, extract_spec,
 	fiemap_spec,
-	filefrag_spec, mount_spec, partitions_spec, scan_spec, seek_spec, tar_spec;
+	filefrag_spec, mount_spec, owner_spec, partitions_spec, scan_spec, seek_spec, tar_spec;
 
 /*
  * parse.c: the one option parser (getopt_long over the command's table).

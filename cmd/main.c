@@ -45,6 +45,8 @@ static const struct cmd_spec help_spec = {
 };
 
 static const struct e2map_cmd commands[] = {	/* sorted by name */
+	{ "blockmap", cmd_blockmap, "every range of blocks with its owner",
+	  &blockmap_spec },
 	{ "cat", cmd_cat, "print files' bytes as cat prints them on the mount",
 	  &cat_spec },
 	{ "check", cmd_check, "run every inode through the whole mapping walk",
@@ -61,6 +63,8 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	  &help_spec },
 	{ "mount", cmd_mount, "mount the image read-only through FUSE",
 	  &mount_spec },
+	{ "owner", cmd_owner, "who owns each block: metadata, an inode, free",
+	  &owner_spec },
 	{ "partitions", cmd_partitions,
 	  "list a disk image's partitions (MBR, GPT; E01, VMDK...)",
 	  &partitions_spec },

@@ -539,6 +539,58 @@ E2MAP_API int e2map_inode_paths(const e2map_paths_t *p, uint64_t ino,
 				e2map_path_cb cb, void *payload);
 
 /*
+ * Who owns each block of the filesystem, as an interval map built in one
+ * pass: the layout (each superblock copy, group descriptors, reserved GDT
+ * blocks, bitmaps, inode tables, the MMP block) and every inode in use
+ * through the mapping walk (its written and unwritten runs, the extent
+ * tree or indirect blocks the walk read, its xattr block; the journal's
+ * and the orphan file's runs named as such, a directory's as directory).
+ * What no owner covers is free or, where the block bitmap says in use,
+ * UNKNOWN.  Ranges are sorted by START and cover every block from
+ * s_first_data_block to the block count; where a damaged image gives two
+ * owners one block, both ranges are there.  INO is the owning inode (0
+ * for the layout), LBLK the run's first logical block (data, unwritten,
+ * directory, journal).  An inode that cannot be read or walked keeps what
+ * was found before the damage.  Memory: 40 bytes a range.
+ * e2map_blockmap_find: the range holding BLOCK (its index in *INDEX if
+ * not NULL), or NULL past the filesystem.  Build: 0, -EINVAL, -ENOMEM.
+ */
+enum e2map_owner_kind {
+	E2MAP_OWNER_FREE,
+	E2MAP_OWNER_UNKNOWN,
+	E2MAP_OWNER_SUPERBLOCK,
+	E2MAP_OWNER_GDT,
+	E2MAP_OWNER_RESERVED_GDT,
+	E2MAP_OWNER_BLOCK_BITMAP,
+	E2MAP_OWNER_INODE_BITMAP,
+	E2MAP_OWNER_INODE_TABLE,
+	E2MAP_OWNER_MMP,
+	E2MAP_OWNER_JOURNAL,
+	E2MAP_OWNER_ORPHAN_FILE,
+	E2MAP_OWNER_DATA,
+	E2MAP_OWNER_UNWRITTEN,
+	E2MAP_OWNER_DIRECTORY,
+	E2MAP_OWNER_EXTENT_TREE,
+	E2MAP_OWNER_INDIRECT,
+	E2MAP_OWNER_XATTR_BLOCK
+};
+struct e2map_owner {
+	uint64_t start, count;
+	enum e2map_owner_kind kind;
+	uint64_t ino, lblk;
+};
+typedef struct e2map_blockmap e2map_blockmap_t;
+E2MAP_API int e2map_blockmap_build(e2map_t *m, e2map_blockmap_t **out);
+E2MAP_API size_t e2map_blockmap_count(const e2map_blockmap_t *b);
+E2MAP_API const struct e2map_owner *e2map_blockmap_get(
+	const e2map_blockmap_t *b, size_t i);
+E2MAP_API const struct e2map_owner *e2map_blockmap_find(
+	const e2map_blockmap_t *b, uint64_t block, size_t *index);
+/* "free", "superblock", "extent-tree"...: the names blockmap prints. */
+E2MAP_API const char *e2map_owner_kind_name(enum e2map_owner_kind k);
+E2MAP_API void e2map_blockmap_free(e2map_blockmap_t *b);
+
+/*
  * The entries of directory F as getdents(2) lists them on a fresh mount,
  * in the kernel's order: hash order (ext4_dx_readdir) for an htree, a
  * single-block or an inline directory on a dir_index filesystem, "." and

@@ -789,6 +789,26 @@ Test(cli, mount_usage_errors)
 		  r.err);
 }
 
+/* owner: each block's line, in the order asked; a bad one said, exit 1. */
+Test(cli, owner_names_each_block, .init = make_image, .fini = remove_image)
+{
+	struct run r;
+
+	need_image();
+	run(&r, (const char *[]){ "owner", NULL });
+	cr_assert_eq(r.status, 2);
+	run(&r, (const char *[]){ "owner", image, "2", "1", "1e12", "x",
+				  NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(!strncmp(r.out, "2: ", 3) && strstr(r.out, "\n1: "),
+		  "%s", r.out);
+	cr_assert(strstr(r.err, "owner: 1e12: no such block") &&
+		  strstr(r.err, "owner: x: no such block"), "%s", r.err);
+	run(&r, (const char *[]){ "blockmap", "--format", "xml", image,
+				  NULL });
+	cr_assert_eq(r.status, 2);
+}
+
 Test(cli, partitions_usage_errors)
 {
 	struct run r;

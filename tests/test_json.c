@@ -850,3 +850,58 @@ Test(json, scan_inline_image)
 {
 	scan_jsonl("ext4-inline", 0);
 }
+
+/* ---- blockmap --format jsonl: a range a line, the table's ranges ---- */
+
+static const struct field blockmap_range[] = {
+	{ "start", K_UINT, false, NULL },
+	{ "count", K_UINT, false, NULL },
+	{ "kind", K_STRING, false, NULL },
+	{ "ino", K_UINT, false, NULL },
+	{ "lblk", K_UINT, false, NULL },
+	{ NULL, 0, false, NULL },
+};
+
+Test(json, blockmap_jsonl_is_the_csv)
+{
+	const char *args[] = { "blockmap", "--format", "jsonl", NULL, NULL };
+	const char *csv_args[] = { "blockmap", "--format", "csv", NULL, NULL };
+	struct cli_out r, c;
+	const char *at, *nl, *row;
+	char *img;
+	size_t lines = 0;
+
+	if (!getenv("E2MAP"))
+		cr_skip_test("E2MAP is not set (run through make check)");
+	cr_assert((img = fixture_image("ext4-4k")));
+	args[3] = csv_args[3] = img;
+	cr_assert_eq(cli_run(args, &r), 0);
+	cr_assert_eq(cli_run(csv_args, &c), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	row = strstr(c.out, "\r\n");
+	cr_assert(row && !strncmp(c.out, "start,end,count,kind,ino,lblk", 29));
+	for (at = r.out; (nl = memchr(at, '\n', r.out + r.out_len - at));
+	     at = nl + 1) {
+		json_t *doc = parse_line(at, (size_t)(nl - at), blockmap_range);
+		char want[256];
+		uint64_t start = get_u(doc, "start"), count = get_u(doc, "count");
+
+		snprintf(want, sizeof(want), "\r\n%llu,%llu,%llu,%s,%llu,%llu\r\n",
+			 (unsigned long long)start,
+			 (unsigned long long)(start + count - 1),
+			 (unsigned long long)count,
+			 json_string_value(json_object_get(doc, "kind")),
+			 (unsigned long long)get_u(doc, "ino"),
+			 (unsigned long long)get_u(doc, "lblk"));
+		cr_assert(!strncmp(row, want, strlen(want)), "line %zu: %s",
+			  lines, want + 2);
+		row = strstr(row + 2, "\r\n");
+		json_decref(doc);
+		lines++;
+	}
+	cr_expect_gt(lines, 10);
+	cr_expect_str_eq(row, "\r\n", "the CSV has more rows");
+	cli_out_free(&r);
+	cli_out_free(&c);
+	fixture_remove(img);
+}
