@@ -13,6 +13,7 @@
 
 #include <e2map.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,3 +206,40 @@ Test(blockmap, ext4_inline) { image("ext4-inline"); }
 Test(blockmap, xattr_4k) { image("xattr-4k"); }
 Test(blockmap, special_1k) { image("special-1k"); }
 Test(blockmap, ext4_deep) { image("ext4-deep"); }
+
+/* Damaged images: the map is built (or the build fails cleanly) and still
+ * covers every block in order; under the sanitizers, no bad read. */
+Test(blockmap, corpus_images_map_whole, .timeout = 300)
+{
+	char **paths;
+	int n = fixture_corpus_list(&paths), built = 0;
+
+	cr_assert_geq(n, 113);
+	for (int i = 0; i < n; i++) {
+		char *img = fixture_decompress(paths[i]);
+		struct map mp = { .img = img };
+		int err;
+
+		cr_assert(img, "cannot unpack %s", paths[i]);
+		if (e2map_open(img, NULL, &mp.m) == 0) {
+			err = e2map_blockmap_build(mp.m, &mp.b);
+			cr_expect(err == 0 || err == -ENOMEM || err == -EIO,
+				  "%s: %d", paths[i], err);
+			if (err == 0 && e2map_blockmap_count(mp.b)) {
+				const struct e2map_owner *o =
+					e2map_blockmap_get(mp.b,
+					e2map_blockmap_count(mp.b) - 1);
+
+				mp.first = e2map_blockmap_get(mp.b, 0)->start;
+				mp.total = o->start + o->count;
+				check_cover(&mp);
+				built++;
+			}
+			e2map_blockmap_free(mp.b);
+			e2map_close(mp.m);
+		}
+		fixture_remove(img);
+	}
+	cr_expect_gt(built, 80);
+	fixture_corpus_free(paths, n);
+}
