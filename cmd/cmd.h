@@ -148,9 +148,11 @@ int cmd_partitions(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_seek(int argc, char **argv);
 int cmd_tar(int argc, char **argv);
+int cmd_unallocated(int argc, char **argv);
 extern const struct cmd_spec blockmap_spec, cat_spec, check_spec, du_spec, extract_spec,
 	fiemap_spec,
-	filefrag_spec, mount_spec, owner_spec, partitions_spec, scan_spec, seek_spec, tar_spec;
+	filefrag_spec, mount_spec, owner_spec, partitions_spec, scan_spec, seek_spec, tar_spec,
+	unallocated_spec;
 
 /*
  * parse.c: the one option parser (getopt_long over the command's table).

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * `e2map owner`: who owns each block asked about, one line each, looked
- * up in the interval map e2map_blockmap_build makes once (a batch of a
- * million blocks costs one scan and a binary search each); an inode's
- * owner is named by its paths from the path table.
+ * `e2map owner`: who owns each block asked about (or the block holding
+ * each byte of the disk, with --byte), one line each, looked up in the
+ * interval map e2map_blockmap_build makes once: a batch of a million
+ * costs one scan and a binary search each.  An inode's owner is named by
+ * its paths from the path table.
  */
 #include "cmd.h"
 
@@ -11,10 +12,15 @@
 #include <stdlib.h>
 
 struct owner_opts {
+	bool bytes;
 	struct cmd_common co;
 };
 
 static const struct cmd_option owner_options[] = {
+	{ .long_name = "byte", .action = CMD_OPT_TRUE,
+	  .field = offsetof(struct owner_opts, bytes),
+	  .help = "the numbers are byte offsets in the disk (the image\n"
+	  "file, or a container's media), as a carver finds them" },
 	CMD_OPT_OFFSET,
 	CMD_OPT_PARTITION,
 	CMD_OPT_REPLAY,
@@ -23,20 +29,23 @@ static const struct cmd_option owner_options[] = {
 
 const struct cmd_spec owner_spec = {
 	.options = owner_options,
-	.operands = "IMAGE BLOCK...",
+	.operands = "IMAGE NUMBER...",
 	.min_operands = 2,
 	.max_operands = -1,
 	.about =
-"Names the owner of each filesystem BLOCK (xfs_io's number syntax): a\n"
+"Names the owner of each filesystem block NUMBER (xfs_io's number syntax)\n"
+"or, with --byte, of the block holding each byte NUMBER of the disk: a\n"
 "part of the layout (superblock, gdt, reserved-gdt, block-bitmap,\n"
 "inode-bitmap, inode-table, mmp), free, unknown (in use by the bitmap,\n"
 "no owner found), or an inode: what the block is to it (data, unwritten,\n"
-"directory, journal, orphan-file with the byte offset in the file;\n"
-"extent-tree, indirect, xattr-block) and its paths.  A block past the\n"
-"filesystem is an error line; the others are still answered, exit 1.\n"
+"directory, journal, orphan-file, with the offset in the file of the\n"
+"block, or of the byte; extent-tree, indirect, xattr-block) and its\n"
+"paths.  A number outside the filesystem is an error line; the others\n"
+"are still answered, and the exit status is 1.\n"
 "\n"
 "Examples:\n"
-"  e2map owner evidence.img 1234 0x4d2 1m\n",
+"  e2map owner evidence.img 1234 0x4d2 1m\n"
+"  e2map owner --byte --partition 2 disk.E01 1073745920\n",
 };
 
 static int print_path(const char *path, size_t len, void *payload)
@@ -46,33 +55,57 @@ static int print_path(const char *path, size_t len, void *payload)
 	return 0;
 }
 
-static void print_owner(e2map_t *m, const e2map_paths_t *p, uint64_t block,
-			const struct e2map_owner *o)
+static bool has_offset(enum e2map_owner_kind k)
 {
-	struct e2map_statfs sf;
-	uint64_t off = 0;
+	return k == E2MAP_OWNER_DATA || k == E2MAP_OWNER_UNWRITTEN ||
+	       k == E2MAP_OWNER_DIRECTORY || k == E2MAP_OWNER_JOURNAL ||
+	       k == E2MAP_OWNER_ORPHAN_FILE;
+}
 
-	printf("%" PRIu64 ": %s", block, e2map_owner_kind_name(o->kind));
-	if (!o->ino) {
-		putchar('\n');
-		return;
+/* "BLOCK: KIND [inode INO [offset N] PATH...]"; IN: the byte's place in
+ * the block (--byte), after "+". */
+static void print_owner(const e2map_paths_t *p, uint32_t bs, uint64_t block,
+			int64_t in, const struct e2map_owner *o)
+{
+	printf("%" PRIu64, block);
+	if (in >= 0)
+		printf("+%" PRId64, in);
+	printf(": %s", e2map_owner_kind_name(o->kind));
+	if (o->ino) {
+		printf(" inode %" PRIu64, o->ino);
+		if (has_offset(o->kind))
+			printf(" offset %" PRIu64, (o->lblk + block - o->start) *
+			       bs + (uint64_t)(in > 0 ? in : 0));
+		e2map_inode_paths(p, o->ino, print_path, NULL);
 	}
-	printf(" inode %" PRIu64, o->ino);
-	if (o->kind == E2MAP_OWNER_DATA || o->kind == E2MAP_OWNER_UNWRITTEN ||
-	    o->kind == E2MAP_OWNER_DIRECTORY || o->kind == E2MAP_OWNER_JOURNAL ||
-	    o->kind == E2MAP_OWNER_ORPHAN_FILE) {
-		if (e2map_statfs(m, &sf) == 0)
-			off = (o->lblk + block - o->start) * sf.bsize;
-		printf(" offset %" PRIu64, off);
-	}
-	e2map_inode_paths(p, o->ino, print_path, NULL);
 	putchar('\n');
+}
+
+/* One NUMBER: its block (and place in it), then the owner. */
+static bool answer(e2map_t *m, const e2map_blockmap_t *b,
+		   const e2map_paths_t *p, bool bytes, uint32_t bs,
+		   const char *arg)
+{
+	uint64_t start = e2map_disk_offset(m), block;
+	const struct e2map_owner *o;
+	int64_t v;
+
+	if (e2map_parse_bytes(arg, &v) < 0 || v < 0 ||
+	    (bytes && (uint64_t)v < start))
+		return false;
+	block = bytes ? ((uint64_t)v - start) / bs : (uint64_t)v;
+	if (!(o = e2map_blockmap_find(b, block, NULL)))
+		return false;
+	print_owner(p, bs, block, bytes ? (int64_t)(((uint64_t)v - start) %
+						     bs) : -1, o);
+	return true;
 }
 
 int cmd_owner(int argc, char **argv)
 {
 	struct owner_opts o = { 0 };
 	struct cmd_operands ops;
+	struct e2map_statfs sf;
 	e2map_blockmap_t *b = NULL;
 	e2map_paths_t *p = NULL;
 	e2map_t *m;
@@ -82,23 +115,18 @@ int cmd_owner(int argc, char **argv)
 		return status;
 	if ((status = cmd_open_image("owner", &o.co, ops.v[0], &m)))
 		return status;
-	if ((err = e2map_blockmap_build(m, &b)) < 0 ||
+	if ((err = e2map_statfs(m, &sf)) < 0 ||
+	    (err = e2map_blockmap_build(m, &b)) < 0 ||
 	    (err = e2map_paths_build(m, &p)) < 0) {
 		status = cmd_fail("owner", err, e2map_errmsg(m));
 		goto out;
 	}
 	for (i = 1; i < ops.n; i++) {
-		const struct e2map_owner *w;
-		int64_t v;
-
-		if (e2map_parse_bytes(ops.v[i], &v) < 0 || v < 0 ||
-		    !(w = e2map_blockmap_find(b, (uint64_t)v, NULL))) {
-			cmd_errorf("owner: %s: no such block in the filesystem",
-				   cmd_esc(ops.v[i]));
-			status = CMD_EXIT_FAIL;
+		if (answer(m, b, p, o.bytes, sf.bsize, ops.v[i]))
 			continue;
-		}
-		print_owner(m, p, (uint64_t)v, w);
+		cmd_errorf("owner: %s: no such %s in the filesystem",
+			   cmd_esc(ops.v[i]), o.bytes ? "byte" : "block");
+		status = CMD_EXIT_FAIL;
 	}
 out:
 	e2map_paths_free(p);

@@ -74,6 +74,8 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	  "locate the next data and/or hole as xfs_io -c seek", &seek_spec },
 	{ "tar", cmd_tar, "a pax archive of a tree, holes kept (tar --sparse)",
 	  &tar_spec },
+	{ "unallocated", cmd_unallocated, "free space and file slack, for "
+	  "carvers", &unallocated_spec },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -94,7 +96,7 @@ static void print_overview(FILE *out)
 		"file in an\nunmounted ext2/3/4 image as the kernel would on a "
 		"fresh read-only mount.\n\nCommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  %-9s %s\n", commands[i].name,
+		fprintf(out, "  %-11s %s\n", commands[i].name,
 			commands[i].oneline);
 	fprintf(out, "\nPATH is \"/dir/file\" (symlinks followed, as open(2) "
 		"does, absolute ones\nfrom the image's root) or \"<INO>\".  "

@@ -589,6 +589,37 @@ E2MAP_API const struct e2map_owner *e2map_blockmap_find(
 /* "free", "superblock", "extent-tree"...: the names blockmap prints. */
 E2MAP_API const char *e2map_owner_kind_name(enum e2map_owner_kind k);
 E2MAP_API void e2map_blockmap_free(e2map_blockmap_t *b);
+/*
+ * The byte of the disk where the filesystem starts: a partition's start
+ * (partition=N) plus offset=, 0 for a bare image.  A carver's hit at disk
+ * byte X is in filesystem block (X - this) / block size.
+ */
+E2MAP_API uint64_t e2map_disk_offset(const e2map_t *m);
+/*
+ * What a carver looks through, from blockmap B of M, in block order: free
+ * blocks (FREE), blocks the bitmap has in use that no owner was found for
+ * (UNOWNED), and each regular file's slack: the unused TAIL of the block
+ * that holds its EOF (from EOF to the block's end), and the blocks
+ * allocated PAST_EOF.  OFFSET and LENGTH are bytes in the disk (as
+ * e2map_disk_offset), INO the file for slack, else 0.  CB's non-zero
+ * return stops and is returned; else 0 or -EINVAL.
+ */
+enum e2map_unalloc_kind {
+	E2MAP_UNALLOC_FREE,
+	E2MAP_UNALLOC_UNOWNED,
+	E2MAP_UNALLOC_PAST_EOF,
+	E2MAP_UNALLOC_TAIL
+};
+struct e2map_unalloc {
+	enum e2map_unalloc_kind kind;
+	uint64_t offset, length;
+	uint64_t ino;
+};
+typedef int (*e2map_unalloc_cb)(const struct e2map_unalloc *u, void *payload);
+E2MAP_API int e2map_unallocated(e2map_t *m, const e2map_blockmap_t *b,
+				e2map_unalloc_cb cb, void *payload);
+/* "free", "unowned", "past-eof", "tail". */
+E2MAP_API const char *e2map_unalloc_kind_name(enum e2map_unalloc_kind k);
 
 /*
  * The entries of directory F as getdents(2) lists them on a fresh mount,

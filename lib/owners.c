@@ -285,3 +285,94 @@ void e2map_blockmap_free(e2map_blockmap_t *b)
 		free(b);
 	}
 }
+
+uint64_t e2map_disk_offset(const e2map_t *m)
+{
+	return m ? m->disk_offset : 0;
+}
+
+/* An inode's size, asked once per run of ranges of that inode. */
+struct sizes {
+	e2map_t *m;
+	uint64_t ino, size;
+	bool ok;
+};
+
+static bool size_of(struct sizes *s, uint64_t ino)
+{
+	struct e2map_stat st;
+
+	if (ino != s->ino) {
+		s->ino = ino;
+		s->ok = e2map_stat_ino(s->m, ino, &st) == 0 &&
+			LINUX_S_ISREG(st.mode);
+		s->size = st.size;
+	}
+	return s->ok;
+}
+
+static int emit(e2map_t *m, e2map_unalloc_cb cb, void *payload,
+		enum e2map_unalloc_kind kind, uint64_t byte, uint64_t len,
+		uint64_t ino)
+{
+	struct e2map_unalloc u = { kind, m->disk_offset + byte, len, ino };
+
+	return len ? cb(&u, payload) : 0;
+}
+
+/*
+ * A regular file's run past its end: the unused tail of the block that
+ * holds EOF, then whole blocks allocated past it (fallocate KEEP_SIZE).
+ */
+static int file_slack(e2map_t *m, const struct e2map_owner *o,
+		      uint64_t size, e2map_unalloc_cb cb, void *payload)
+{
+	uint64_t bs = m->bs, from = o->lblk * bs, to = from + o->count * bs;
+	uint64_t eof_end = (size + bs - 1) / bs * bs, at;
+	int err = 0;
+
+	if (to <= size)
+		return 0;
+	if (size % bs && size > from && size < to)
+		err = emit(m, cb, payload, E2MAP_UNALLOC_TAIL,
+			   o->start * bs + (size - from), eof_end - size,
+			   o->ino);
+	at = from > eof_end ? from : eof_end;
+	if (!err && at < to)
+		err = emit(m, cb, payload, E2MAP_UNALLOC_PAST_EOF,
+			   o->start * bs + (at - from), to - at, o->ino);
+	return err;
+}
+
+int e2map_unallocated(e2map_t *m, const e2map_blockmap_t *b,
+		      e2map_unalloc_cb cb, void *payload)
+{
+	struct sizes sz = { .m = m };
+	size_t i;
+	int err = 0;
+
+	if (!m || !b || !cb)
+		return -EINVAL;
+	for (i = 0; i < b->n && !err; i++) {
+		const struct e2map_owner *o = &b->v[i];
+
+		if (o->kind == E2MAP_OWNER_FREE || o->kind == E2MAP_OWNER_UNKNOWN)
+			err = emit(m, cb, payload, o->kind == E2MAP_OWNER_FREE ?
+				   E2MAP_UNALLOC_FREE : E2MAP_UNALLOC_UNOWNED,
+				   o->start * m->bs, o->count * m->bs, 0);
+		else if ((o->kind == E2MAP_OWNER_DATA ||
+			  o->kind == E2MAP_OWNER_UNWRITTEN) &&
+			 size_of(&sz, o->ino))
+			err = file_slack(m, o, sz.size, cb, payload);
+	}
+	return err;
+}
+
+const char *e2map_unalloc_kind_name(enum e2map_unalloc_kind k)
+{
+	static const char *const names[] = {
+		"free", "unowned", "past-eof", "tail",
+	};
+
+	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
+}

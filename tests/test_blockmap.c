@@ -8,6 +8,10 @@
  *    bitmap marks free;
  *  - `icheck` of every block an inode owns: debugfs names one of the
  *    inodes the map gives that block, and finds no owner for none of them.
+ * And e2map_unallocated: its free ranges are dumpe2fs's "Free blocks";
+ * each regular file's past-EOF bytes are what the kernel's FIEMAP mapped
+ * past EOF (the scan recordings), its tail the rest of the EOF block; an
+ * image behind offset= moves every range by that much.
  */
 #include <criterion/criterion.h>
 
@@ -21,6 +25,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "scan_rec.h"
 
 struct map {
 	e2map_t *m;
@@ -195,6 +200,7 @@ static void image(const char *name)
 }
 
 TestSuite(blockmap, .timeout = 120);
+TestSuite(unallocated, .timeout = 120);
 
 Test(blockmap, ext4_4k) { image("ext4-4k"); }
 Test(blockmap, ext4_1k) { image("ext4-1k"); }
@@ -242,4 +248,161 @@ Test(blockmap, corpus_images_map_whole, .timeout = 300)
 	}
 	cr_expect_gt(built, 80);
 	fixture_corpus_free(paths, n);
+}
+
+/* ---- unallocated ---- */
+
+struct ua {
+	uint64_t bs;
+	unsigned char *free;		/* a byte a block: e2map says free */
+	uint64_t total;
+	uint64_t *past, *tail;		/* bytes, by inode number */
+	size_t ninodes;
+	uint64_t first_offset;
+};
+
+static int on_unalloc(const struct e2map_unalloc *u, void *payload)
+{
+	struct ua *a = payload;
+	uint64_t b;
+
+	if (!a->first_offset)
+		a->first_offset = u->offset + 1;
+	if (u->kind == E2MAP_UNALLOC_FREE) {
+		cr_assert_eq(u->offset % a->bs, 0);
+		for (b = u->offset / a->bs; b < (u->offset + u->length) / a->bs;
+		     b++)
+			if (b < a->total)
+				a->free[b] = 1;
+	} else if (u->kind == E2MAP_UNALLOC_PAST_EOF && u->ino < a->ninodes) {
+		a->past[u->ino] += u->length;
+	} else if (u->kind == E2MAP_UNALLOC_TAIL && u->ino < a->ninodes) {
+		a->tail[u->ino] += u->length;
+	}
+	return 0;
+}
+
+/* dumpe2fs's "  Free blocks: 1-3, 7, ..." lines, against A->free. */
+static void check_dumpe2fs(const char *img, struct ua *a)
+{
+	char cmd[512], *line = NULL;
+	size_t cap = 0, n = 0, b;
+	unsigned char *want = calloc(a->total, 1);
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "dumpe2fs %s 2>/dev/null", img);
+	cr_assert(want && (f = popen(cmd, "r")));
+	while (getline(&line, &cap, f) > 0) {
+		char *p = strstr(line, "  Free blocks: ");
+		unsigned long long lo, hi;
+		int used;
+
+		if (!p || p != line)
+			continue;
+		for (p += 15; sscanf(p, "%llu%n", &lo, &used) == 1; ) {
+			p += used;
+			hi = lo;
+			if (*p == '-' && sscanf(p + 1, "%llu%n", &hi, &used) == 1)
+				p += 1 + used;
+			for (b = lo; b <= hi && b < a->total; b++)
+				want[b] = 1;
+			while (*p == ',' || *p == ' ')
+				p++;
+		}
+		n++;
+	}
+	pclose(f);
+	free(line);
+	cr_assert_gt(n, 0, "no Free blocks lines from dumpe2fs");
+	for (b = 0; b < a->total; b++)
+		cr_expect_eq(a->free[b], want[b], "block %zu: e2map %s, "
+			     "dumpe2fs %s", b, a->free[b] ? "free" : "in use",
+			     want[b] ? "free" : "in use");
+	free(want);
+}
+
+/* Each regular file's slack against the kernel's recorded stat and map. */
+static void check_slack(const char *name, struct ua *a)
+{
+	char file[4096];
+	struct scan_kernel k;
+	size_t i, files = 0;
+
+	snprintf(file, sizeof(file), "%s/%s.scan", fixture_testdata(), name);
+	cr_assert_eq(scan_kernel_load(file, &k), 0, "no %s(.gz)", file);
+	for (i = 0; i < k.n; i++) {
+		const struct scan_kinode *ki = &k.v[i];
+		uint64_t size = ki->st.size, tail;
+
+		if (!ki->has_map || (ki->st.mode & 0170000) != 0100000 ||
+		    ki->ino >= a->ninodes || ki->err)
+			continue;
+		cr_expect_eq(a->past[ki->ino], ki->map.past_eof, "%s: <%llu> "
+			     "past EOF", name, (unsigned long long)ki->ino);
+		tail = size % a->bs ? a->bs - size % a->bs : 0;
+		if (ki->map.holes == 0 && ki->map.written + ki->map.unwritten
+		    == size)	/* the EOF block is mapped */
+			cr_expect_eq(a->tail[ki->ino], tail, "%s: <%llu> tail",
+				     name, (unsigned long long)ki->ino);
+		files++;
+	}
+	cr_expect_gt(files, 0);
+	scan_kernel_free(&k);
+}
+
+static void unallocated(const char *name)
+{
+	struct e2map_statfs sf;
+	struct map mp;
+	struct ua a = { 0 };
+
+	if (system("command -v dumpe2fs >/dev/null 2>&1"))
+		cr_skip_test("no dumpe2fs (Debian's e2fsprogs)");
+	load(&mp, name);
+	cr_assert_eq(e2map_statfs(mp.m, &sf), 0);
+	a.bs = sf.bsize;
+	a.total = mp.total;
+	a.ninodes = sf.files + 1;
+	cr_assert((a.free = calloc(a.total, 1)));
+	cr_assert((a.past = calloc(a.ninodes, 8)) && (a.tail = calloc(a.ninodes, 8)));
+	cr_assert_eq(e2map_unallocated(mp.m, mp.b, on_unalloc, &a), 0);
+	check_dumpe2fs(mp.img, &a);
+	check_slack(name, &a);
+	free(a.free);
+	free(a.past);
+	free(a.tail);
+	unload(&mp);
+}
+
+Test(unallocated, ext4_4k) { unallocated("ext4-4k"); }
+Test(unallocated, ext4_1k) { unallocated("ext4-1k"); }
+Test(unallocated, ext2_1k) { unallocated("ext2-1k"); }
+Test(unallocated, ext3_1k) { unallocated("ext3-1k"); }
+Test(unallocated, ext4_noextents) { unallocated("ext4-noextents"); }
+Test(unallocated, ext4_deep) { unallocated("ext4-deep"); }
+
+/* offset=: the filesystem 1 MiB into the file moves every range by that. */
+Test(unallocated, offsets_are_the_disks)
+{
+	char *img = fixture_image("ext4-1k"), *shifted;
+	struct ua a = { .bs = 1 }, b = { .bs = 1 };
+	e2map_blockmap_t *ba, *bb;
+	e2map_t *m, *s;
+
+	cr_assert(img && (shifted = fixture_slice(img, 0, 1LL << 40, 1 << 20)));
+	cr_assert_eq(e2map_open(img, NULL, &m), 0);
+	cr_assert_eq(e2map_open(shifted, "offset=1m", &s), 0);
+	cr_expect_eq(e2map_disk_offset(m), 0);
+	cr_expect_eq(e2map_disk_offset(s), 1 << 20);
+	cr_assert_eq(e2map_blockmap_build(m, &ba), 0);
+	cr_assert_eq(e2map_blockmap_build(s, &bb), 0);
+	cr_assert_eq(e2map_unallocated(m, ba, on_unalloc, &a), 0);
+	cr_assert_eq(e2map_unallocated(s, bb, on_unalloc, &b), 0);
+	cr_expect_eq(b.first_offset, a.first_offset + (1 << 20));
+	e2map_blockmap_free(ba);
+	e2map_blockmap_free(bb);
+	e2map_close(m);
+	e2map_close(s);
+	fixture_remove(shifted);
+	fixture_remove(img);
 }

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * `e2map unallocated`: free space and file slack, in bytes of the disk,
+ * for carvers (e2map_unallocated over the one block map).
+ */
+#include "cmd.h"
+
+#include <errno.h>
+#include <inttypes.h>
+
+enum unalloc_format { UA_TABLE, UA_CSV, UA_JSONL };
+
+struct unalloc_opts {
+	struct cmd_common co;
+};
+
+static const char *const formats[] = { "table", "csv", "jsonl", NULL };
+
+static const struct cmd_option unalloc_options[] = {
+	CMD_OPT_FORMAT(formats, "table (default), csv (RFC 4180) or jsonl\n"
+		       "(one JSON object a range; e2map(1), JSON OUTPUT)"),
+	CMD_OPT_OFFSET,
+	CMD_OPT_PARTITION,
+	CMD_OPT_REPLAY,
+	CMD_OPT_END,
+};
+
+const struct cmd_spec unallocated_spec = {
+	.options = unalloc_options,
+	.operands = "IMAGE",
+	.min_operands = 1,
+	.max_operands = 1,
+	.about =
+"Lists what a carver looks through, in block order, as byte ranges of the\n"
+"disk (the image file, or a container's media: a partition's start is\n"
+"added): free blocks per the block bitmaps, blocks in use that no owner\n"
+"was found for (unowned), and each regular file's slack: the unused tail\n"
+"of the block that holds its end (tail) and blocks allocated past its end\n"
+"(past-eof).  INO is the file for slack.\n"
+"\n"
+"Examples:\n"
+"  e2map unallocated evidence.img\n"
+"  e2map unallocated --format csv --partition 2 disk.E01 > free.csv\n",
+};
+
+static int print_range(const struct e2map_unalloc *u, void *payload)
+{
+	const enum unalloc_format *fmt = payload;
+	struct cmd_jline l;
+	int err;
+
+	if (*fmt == UA_TABLE) {
+		printf("%-9s %16" PRIu64 " %14" PRIu64 " %8" PRIu64 "\n",
+		       e2map_unalloc_kind_name(u->kind), u->offset, u->length,
+		       u->ino);
+		return ferror(stdout) ? -EIO : 0;
+	}
+	if (*fmt == UA_CSV) {
+		printf("%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\r\n",
+		       e2map_unalloc_kind_name(u->kind), u->offset, u->length,
+		       u->ino);
+		return ferror(stdout) ? -EIO : 0;
+	}
+	cmd_jl_begin(&l);
+	cmd_jl_string(&l, "kind", e2map_unalloc_kind_name(u->kind));
+	cmd_jl_u64(&l, "offset", u->offset);
+	cmd_jl_u64(&l, "length", u->length);
+	cmd_jl_u64(&l, "ino", u->ino);
+	err = cmd_jl_end(&l);
+	cmd_jl_free(&l);
+	return err;
+}
+
+int cmd_unallocated(int argc, char **argv)
+{
+	struct unalloc_opts o = { 0 };
+	struct cmd_operands ops;
+	e2map_blockmap_t *b = NULL;
+	enum unalloc_format fmt;
+	e2map_t *m;
+	int status = cmd_parse(argc, argv, &o, &o.co, &ops), err;
+
+	if (status != CMD_PARSED)
+		return status;
+	if ((status = cmd_open_image("unallocated", &o.co, ops.v[0], &m)))
+		return status;
+	fmt = (enum unalloc_format)o.co.format;
+	if ((err = e2map_blockmap_build(m, &b)) < 0) {
+		status = cmd_fail("unallocated", err, e2map_errmsg(m));
+		goto out;
+	}
+	if (fmt == UA_TABLE)
+		printf("%-9s %16s %14s %8s\n", "KIND", "OFFSET", "LENGTH",
+		       "INO");
+	else if (fmt == UA_CSV)
+		printf("kind,offset,length,ino\r\n");
+	if ((err = e2map_unallocated(m, b, print_range, &fmt)) < 0)
+		status = cmd_fail("write error on stdout", err, NULL);
+out:
+	e2map_blockmap_free(b);
+	e2map_close(m);
+	return status;
+}
