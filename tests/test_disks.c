@@ -52,6 +52,58 @@ static void run(const char *const *args, struct cli_out *r)
 		cr_skip_test("E2MAP is not set (run through make check)");
 }
 
+static char *slurp_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s = calloc(1, 1 << 16);
+
+	cr_assert(f && s, "%s", path);
+	s[fread(s, 1, (1 << 16) - 1, f)] = '\0';
+	fclose(f);
+	return s;
+}
+
+static bool sfdisk_entry(const char *dump, unsigned nr, unsigned long long *s,
+			 unsigned long long *z, char *type, size_t tsize);
+
+/*
+ * unallocated's byte offsets are the disk's: through the container and
+ * partition, each range is the bare image's moved by the partition's
+ * start as sfdisk -d recorded it when mkdisks.sh made the disk.
+ */
+static void unallocated_moves(const char *name, const char *part,
+			      const char *bare, const char *table)
+{
+	const char *img = disk(name), *b = disk(bare);
+	char *dump = slurp_file(disk(table)), type[40];
+	unsigned long long start, size, x_off, x_len, y_off, y_len;
+	char xk[16], yk[16];
+	struct cli_out x, y;
+	const char *p, *q;
+	int lines = 0;
+
+	cr_assert(sfdisk_entry(dump, (unsigned)atoi(part), &start, &size, type,
+			       sizeof(type)));
+	run((const char *[]){ "unallocated", "--format", "csv", "--partition",
+			      part, img, NULL }, &x);
+	run((const char *[]){ "unallocated", "--format", "csv", b, NULL }, &y);
+	cr_assert_eq(x.status, 0, "%s", x.err);
+	for (p = strchr(x.out, '\n'), q = strchr(y.out, '\n');
+	     p && q && sscanf(p + 1, "%15[^,],%llu,%llu", xk, &x_off, &x_len) == 3
+	     && sscanf(q + 1, "%15[^,],%llu,%llu", yk, &y_off, &y_len) == 3;
+	     p = strchr(p + 1, '\n'), q = strchr(q + 1, '\n')) {
+		cr_expect_str_eq(xk, yk);
+		cr_expect_eq(x_off, y_off + start * 512, "%s", p + 1);
+		cr_expect_eq(x_len, y_len);
+		lines++;
+	}
+	cr_expect_gt(lines, 0);
+	cr_expect_eq(strlen(x.out) > 0, strlen(y.out) > 0);
+	free(dump);
+	cli_out_free(&x);
+	cli_out_free(&y);
+}
+
 /* The same command on a disk's partition and on the bare image. */
 static void same_answer(const char *const *cmd, const char *img,
 			const char *part, const char *bare)
@@ -102,6 +154,7 @@ static void all_answers(const char *name, const char *part, const char *bare)
 	same_answer((const char *[]){ "scan", "-q", NULL }, img, part, b);
 	same_answer((const char *[]){ "scan", "-q", "--format", "jsonl", NULL },
 		    img, part, b);
+	same_answer((const char *[]){ "blockmap", NULL }, img, part, b);
 	same_answer((const char *[]){ "filefrag", "-v", "/small", "/sparse",
 		"/dir/numbers", "/dir/sub/hole-at-start", "/link", "/dir",
 		"/nothing", NULL }, img, part, b);
@@ -122,6 +175,14 @@ Test(disks, mbr_primary_and_logical_partitions_answer_as_bare)
 	all_answers("mbr.img", "1", "mbr-p1.img");
 	all_answers("mbr.img", "2", "mbr-p2.img");
 	all_answers("mbr.img", "5", "mbr-p5.img");
+}
+
+Test(disks, unallocated_offsets_are_the_disks)
+{
+	unallocated_moves("mbr.img", "5", "mbr-p5.img", "mbr.sfdisk");
+	unallocated_moves("gpt.img", "2", "gpt-p2.img", "gpt.sfdisk");
+	unallocated_moves("gpt.E01", "3", "gpt-p3.img", "gpt.sfdisk");
+	unallocated_moves("mbr.qcow2", "1", "mbr-p1.img", "mbr.sfdisk");
 }
 
 Test(disks, gpt_partitions_answer_as_bare)
@@ -301,16 +362,6 @@ static bool sfdisk_entry(const char *dump, unsigned nr, unsigned long long *s,
 	return false;
 }
 
-static char *slurp_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *s = calloc(1, 1 << 16);
-
-	cr_assert(f && s, "%s", path);
-	s[fread(s, 1, (1 << 16) - 1, f)] = '\0';
-	fclose(f);
-	return s;
-}
 
 /* blkid's KEY for partition NR from NAME.blkid ("" when none). */
 static const char *blkid_value(const char *rec, unsigned nr, const char *key)
