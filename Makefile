@@ -255,5 +255,6 @@ bench: all
 	E2MAP=$(abspath $(E2MAP)) scripts/bench.sh
 	E2MAP=$(abspath $(E2MAP)) scripts/bench-extract.sh
 	E2MAP=$(abspath $(E2MAP)) scripts/bench-fuse.sh
+	E2MAP=$(abspath $(E2MAP)) scripts/bench-owner.sh
 
 FORCE:
