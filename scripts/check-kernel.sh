@@ -185,11 +185,15 @@ fuse_rsync() {
 copy_check() {
 	local img=$1 d=$2 bs r=0
 	mkdir -p "$d/mnt" "$d/copy"
+	"$e2map" blockmap --format csv "$img" > "$d/blockmap.csv" || r=1
 	mount -o loop,ro,noload "$img" "$d/mnt" 2>/dev/null ||
 		mount -o loop,ro "$img" "$d/mnt" 2>/dev/null || return 1
 	bs=$(stat -f -c %S "$d/copy")
 	python3 "$here/tree-list.py" --round "$bs" --xattr-probe "$d/copy" \
 		--cat "$e2map" "$img" "$d/mnt" > "$d/kernel.list" || r=1
+	# Block owners: every file's FIEMAP blocks are blockmap's for it.
+	python3 "$here/owner-check.py" "$d/mnt" "$d/blockmap.csv" \
+		"$(stat -f -c %S "$d/mnt")" > "$d/owner.diff" || r=1
 	umount "$d/mnt"
 	[ $r = 0 ] || return 1
 	"$e2map" extract -r -p -q "$img" / "$d/copy/x" 2>"$d/extract.log" || r=1
@@ -294,7 +298,7 @@ for ((i = 1; i <= n; i++)); do
 		[ -s "$d/calls.diff" ] && grep -m 6 '^[-+][^-+]' "$d/calls.diff" | sed 's/^/    /'
 		[ -s "$d/golden.diff" ] && head -n 6 "$d/golden.diff" | sed 's/^/    /'
 		[ -s "$d/scan.diff" ] && head -n 6 "$d/scan.diff" | sed 's/^/    /'
-		for f in extract.diff tar.diff fuse.diff rsync.diff extract.log \
+		for f in extract.diff tar.diff fuse.diff rsync.diff owner.diff extract.log \
 			tar.log fuse.log rsync.log; do
 			[ -s "$d/$f" ] && head -n 6 "$d/$f" | sed "s/^/    $f: /"
 		done
