@@ -129,6 +129,13 @@ struct cmd_common {
 #define CMD_OPT_FORMAT(choices_, help_) \
 	{ .long_name = "format", .choices = (choices_), \
 	  .action = CMD_OPT_CHOICE, CMD_COMMON(format), .help = (help_) }
+/* --format of the commands that list ranges (blockmap, unallocated). */
+enum cmd_range_format { CMD_RANGES_TABLE, CMD_RANGES_CSV, CMD_RANGES_JSONL };
+extern const char *const cmd_range_formats[];
+#define CMD_OPT_RANGE_FORMAT \
+	CMD_OPT_FORMAT(cmd_range_formats, "table (default), csv (RFC 4180) " \
+		       "or jsonl\n(one JSON object a range; e2map(1), JSON " \
+		       "OUTPUT)")
 #define CMD_OPT_END { .short_name = 0 }
 
 /* main.c */

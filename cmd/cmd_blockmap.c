@@ -8,17 +8,12 @@
 
 #include <inttypes.h>
 
-enum blockmap_format { BM_TABLE, BM_CSV, BM_JSONL };
-
 struct blockmap_opts {
 	struct cmd_common co;
 };
 
-static const char *const formats[] = { "table", "csv", "jsonl", NULL };
-
 static const struct cmd_option blockmap_options[] = {
-	CMD_OPT_FORMAT(formats, "table (default), csv (RFC 4180) or jsonl\n"
-		       "(one JSON object a range; e2map(1), JSON OUTPUT)"),
+	CMD_OPT_RANGE_FORMAT,
 	CMD_OPT_OFFSET,
 	CMD_OPT_PARTITION,
 	CMD_OPT_REPLAY,
@@ -44,19 +39,20 @@ const struct cmd_spec blockmap_spec = {
 "  e2map blockmap --format csv evidence.img > blocks.csv\n",
 };
 
-static int print_range(enum blockmap_format fmt, const struct e2map_owner *o)
+static int print_range(enum cmd_range_format fmt,
+		       const struct e2map_owner *o)
 {
 	struct cmd_jline l;
 	int err;
 
-	if (fmt == BM_TABLE) {
+	if (fmt == CMD_RANGES_TABLE) {
 		printf("%12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %-12s %8"
 		       PRIu64 " %10" PRIu64 "\n", o->start,
 		       o->start + o->count - 1, o->count,
 		       e2map_owner_kind_name(o->kind), o->ino, o->lblk);
 		return 0;
 	}
-	if (fmt == BM_CSV) {
+	if (fmt == CMD_RANGES_CSV) {
 		printf("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",%"
 		       PRIu64 "\r\n", o->start, o->start + o->count - 1,
 		       o->count, e2map_owner_kind_name(o->kind), o->ino,
@@ -90,10 +86,10 @@ int cmd_blockmap(int argc, char **argv)
 	if ((err = e2map_blockmap_build(m, &b)) < 0) {
 		status = cmd_fail("blockmap", err, e2map_errmsg(m));
 	} else {
-		if (o.co.format == BM_TABLE)
+		if (o.co.format == CMD_RANGES_TABLE)
 			printf("%12s %12s %10s %-12s %8s %10s\n", "START", "END",
 			       "COUNT", "KIND", "INO", "LBLK");
-		else if (o.co.format == BM_CSV)
+		else if (o.co.format == CMD_RANGES_CSV)
 			printf("start,end,count,kind,ino,lblk\r\n");
 		for (i = 0; i < e2map_blockmap_count(b) && !err; i++)
 			err = print_range(o.co.format,

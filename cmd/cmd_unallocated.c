@@ -8,17 +8,12 @@
 #include <errno.h>
 #include <inttypes.h>
 
-enum unalloc_format { UA_TABLE, UA_CSV, UA_JSONL };
-
 struct unalloc_opts {
 	struct cmd_common co;
 };
 
-static const char *const formats[] = { "table", "csv", "jsonl", NULL };
-
 static const struct cmd_option unalloc_options[] = {
-	CMD_OPT_FORMAT(formats, "table (default), csv (RFC 4180) or jsonl\n"
-		       "(one JSON object a range; e2map(1), JSON OUTPUT)"),
+	CMD_OPT_RANGE_FORMAT,
 	CMD_OPT_OFFSET,
 	CMD_OPT_PARTITION,
 	CMD_OPT_REPLAY,
@@ -45,17 +40,17 @@ const struct cmd_spec unallocated_spec = {
 
 static int print_range(const struct e2map_unalloc *u, void *payload)
 {
-	const enum unalloc_format *fmt = payload;
+	const enum cmd_range_format *fmt = payload;
 	struct cmd_jline l;
 	int err;
 
-	if (*fmt == UA_TABLE) {
+	if (*fmt == CMD_RANGES_TABLE) {
 		printf("%-9s %16" PRIu64 " %14" PRIu64 " %8" PRIu64 "\n",
 		       e2map_unalloc_kind_name(u->kind), u->offset, u->length,
 		       u->ino);
 		return ferror(stdout) ? -EIO : 0;
 	}
-	if (*fmt == UA_CSV) {
+	if (*fmt == CMD_RANGES_CSV) {
 		printf("%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\r\n",
 		       e2map_unalloc_kind_name(u->kind), u->offset, u->length,
 		       u->ino);
@@ -76,7 +71,7 @@ int cmd_unallocated(int argc, char **argv)
 	struct unalloc_opts o = { 0 };
 	struct cmd_operands ops;
 	e2map_blockmap_t *b = NULL;
-	enum unalloc_format fmt;
+	enum cmd_range_format fmt;
 	e2map_t *m;
 	int status = cmd_parse(argc, argv, &o, &o.co, &ops), err;
 
@@ -84,15 +79,15 @@ int cmd_unallocated(int argc, char **argv)
 		return status;
 	if ((status = cmd_open_image("unallocated", &o.co, ops.v[0], &m)))
 		return status;
-	fmt = (enum unalloc_format)o.co.format;
+	fmt = (enum cmd_range_format)o.co.format;
 	if ((err = e2map_blockmap_build(m, &b)) < 0) {
 		status = cmd_fail("unallocated", err, e2map_errmsg(m));
 		goto out;
 	}
-	if (fmt == UA_TABLE)
+	if (fmt == CMD_RANGES_TABLE)
 		printf("%-9s %16s %14s %8s\n", "KIND", "OFFSET", "LENGTH",
 		       "INO");
-	else if (fmt == UA_CSV)
+	else if (fmt == CMD_RANGES_CSV)
 		printf("kind,offset,length,ino\r\n");
 	if ((err = e2map_unallocated(m, b, print_range, &fmt)) < 0)
 		status = cmd_fail("write error on stdout", err, NULL);

@@ -285,3 +285,5 @@ void cmd_put_quoted(FILE *out, const char *s, size_t len, bool always,
 	}
 	put_single(out, s, len);
 }
+
+const char *const cmd_range_formats[] = { "table", "csv", "jsonl", NULL };

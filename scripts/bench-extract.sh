@@ -14,6 +14,7 @@
 set -euo pipefail
 export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/bench-common.sh"
 e2map=${E2MAP:-$here/../cmd/e2map}
 size=${1:-2G} files=${2:-4} runs=${3:-3}
 [ "$(id -u)" = 0 ] || { echo "bench-extract: needs root" >&2; exit 2; }
@@ -38,16 +39,9 @@ EOF
 umount "$work/mnt"
 cat "$img" > /dev/null	# warm
 
-best() {	# best of $runs wall seconds of "$@", OUT removed before each
-	local b="" t s e
-	for _ in $(seq "$runs"); do
-		rm -rf "$work/out"; mkdir "$work/out"; sync
-		s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
-		t=$(echo "$e - $s" | bc)
-		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc)" = 1 ]; then b=$t; fi
-	done
-	echo "$b"
-}
+# The output directory, emptied before each copy.
+before_each() { rm -rf "$work/out"; mkdir "$work/out"; sync; }
+
 used() { du -sk "$work/out" | cut -f1; }
 
 t_e2map=$(best "$e2map" extract -r -q "$img" / "$work/out/t"); k_e2map=$(used)

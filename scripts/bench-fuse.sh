@@ -19,6 +19,7 @@
 set -euo pipefail
 export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/bench-common.sh"
 e2map=${E2MAP:-$here/../cmd/e2map}
 size=${1:-2G} files=${2:-4} runs=${3:-3}
 [ "$(id -u)" = 0 ] || { echo "bench-fuse: needs root" >&2; exit 2; }
@@ -71,15 +72,6 @@ best_on() {
 		"mount_$how"
 		s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N)
 		unmount
-		t=$(echo "$e - $s" | bc)
-		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc)" = 1 ]; then b=$t; fi
-	done
-	echo "$b"
-}
-best() {	# the same without a mount
-	local b="" t s e
-	for _ in $(seq "$runs"); do
-		s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N)
 		t=$(echo "$e - $s" | bc)
 		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc)" = 1 ]; then b=$t; fi
 	done

@@ -20,6 +20,7 @@
 set -euo pipefail
 export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/bench-common.sh"
 e2map=${E2MAP:-$here/../cmd/e2map}
 size=${1:-1G} files=${2:-4} runs=${3:-3} lookups=${4:-100000}
 for t in debugfs ifind ewfacquire e2fsck bc; do
@@ -51,15 +52,6 @@ mke2fs -q -F -t ext4 -d "$work/tree" "$img"
 rm -rf "$work/tree"
 cat "$img" > /dev/null
 
-best() {	# best of $runs wall seconds of "$@"
-	local b="" t s e
-	for _ in $(seq "$runs"); do
-		s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N)
-		t=$(echo "$e - $s" | bc)
-		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc)" = 1 ]; then b=$t; fi
-	done
-	echo "$b"
-}
 
 # LOOKUPS blocks drawn from those the files own (seeded: the same each run).
 cat > "$work/pick.py" <<'EOF'
