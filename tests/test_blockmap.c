@@ -291,7 +291,8 @@ static void check_dumpe2fs(const char *img, struct ua *a)
 	FILE *f;
 
 	snprintf(cmd, sizeof(cmd), "dumpe2fs %s 2>/dev/null", img);
-	cr_assert(want && (f = popen(cmd, "r")));
+	f = popen(cmd, "r");
+	cr_assert(want && f);
 	while (getline(&line, &cap, f) > 0) {
 		char *p = strstr(line, "  Free blocks: ");
 		unsigned long long lo, hi;
@@ -364,7 +365,9 @@ static void unallocated(const char *name)
 	a.total = mp.total;
 	a.ninodes = sf.files + 1;
 	cr_assert((a.free = calloc(a.total, 1)));
-	cr_assert((a.past = calloc(a.ninodes, 8)) && (a.tail = calloc(a.ninodes, 8)));
+	a.past = calloc(a.ninodes, 8);
+	a.tail = calloc(a.ninodes, 8);
+	cr_assert(a.past && a.tail);
 	cr_assert_eq(e2map_unallocated(mp.m, mp.b, on_unalloc, &a), 0);
 	check_dumpe2fs(mp.img, &a);
 	check_slack(name, &a);
@@ -389,7 +392,9 @@ Test(unallocated, offsets_are_the_disks)
 	e2map_blockmap_t *ba, *bb;
 	e2map_t *m, *s;
 
-	cr_assert(img && (shifted = fixture_slice(img, 0, 1LL << 40, 1 << 20)));
+	cr_assert(img);
+	shifted = fixture_slice(img, 0, 1LL << 40, 1 << 20);
+	cr_assert(shifted);
 	cr_assert_eq(e2map_open(img, NULL, &m), 0);
 	cr_assert_eq(e2map_open(shifted, "offset=1m", &s), 0);
 	cr_expect_eq(e2map_disk_offset(m), 0);
