@@ -206,6 +206,9 @@ const char *cmd_esc(const char *s);
  */
 void cmd_put_quoted(FILE *out, const char *s, size_t len, bool always,
 		    bool colon);
+/* Room for NEED elements of ELEM bytes in *V (capacity *CAP, doubled as
+ * it grows): 0 or -ENOMEM, *V kept. */
+int cmd_grow(void **v, size_t *cap, size_t need, size_t elem);
 /* strerror(-err): the tools' words (not e2map_strerror's). */
 const char *cmd_tool_strerror(int err);
 

@@ -113,20 +113,13 @@ static void op_getattr(fuse_req_t req, fuse_ino_t node,
 
 static void op_readlink(fuse_req_t req, fuse_ino_t node)
 {
-	uint64_t ino = to_ino(node);
-	int64_t n = e2map_readlink_ino(image, ino, NULL, 0);
 	char *target;
+	int64_t n = e2map_readlink_alloc(image, to_ino(node), &target);
 
 	if (n < 0)
-		{ reply_err(req, (int)n); return; }
-	if (!(target = malloc((size_t)n + 1)))
-		{ reply_err(req, -ENOMEM); return; }
-	if ((n = e2map_readlink_ino(image, ino, target, (size_t)n)) < 0) {
-		free(target);
-		{ reply_err(req, (int)n); return; }
-	}
-	target[n] = '\0';
-	fuse_reply_readlink(req, target);
+		reply_err(req, (int)n);
+	else
+		fuse_reply_readlink(req, target);
 	free(target);
 }
 
@@ -198,28 +191,12 @@ struct listing {
 	int err;		/* getdents' error after the entries */
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	if (!(q = realloc(*p, c * elem)))
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 static int list_add(const struct e2map_dirent *de, void *payload)
 {
 	struct listing *l = payload;
 
-	if (grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)) < 0 ||
-	    grow((void **)&l->names, &l->ncap, l->nlen + de->len + 1, 1) < 0)
+	if (cmd_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)) < 0 ||
+	    cmd_grow((void **)&l->names, &l->ncap, l->nlen + de->len + 1, 1) < 0)
 		return -ENOMEM;
 	l->v[l->n] = *de;
 	l->v[l->n++].name = (const char *)(uintptr_t)l->nlen;
@@ -379,7 +356,7 @@ static int add_name(const struct e2map_xattr *x, void *payload)
 {
 	struct names *n = payload;
 
-	if (grow((void **)&n->s, &n->cap, n->len + x->name_len + 1, 1) < 0)
+	if (cmd_grow((void **)&n->s, &n->cap, n->len + x->name_len + 1, 1) < 0)
 		return -ENOMEM;
 	memcpy(n->s + n->len, x->name, x->name_len + 1);
 	n->len += x->name_len + 1;

@@ -57,14 +57,8 @@ static const char *member(struct tar_run *t, const char *path)
 		rest++;
 	prefix = !t->root ? "" : *rest ? "./" : ".";
 	n = strlen(prefix) + strlen(rest) + 1;
-	if (n > t->name_cap) {
-		char *p = realloc(t->name, n);
-
-		if (!p)
-			return NULL;
-		t->name = p;
-		t->name_cap = n;
-	}
+	if (cmd_grow((void **)&t->name, &t->name_cap, n, 1) < 0)
+		return NULL;
 	strcpy(t->name, prefix);
 	strcat(t->name, rest);
 	return t->name;
@@ -100,15 +94,9 @@ static int archive_failed(struct tar_run *t, int r)
 
 static int add_region(struct tar_run *t, int64_t off, int64_t len)
 {
-	if (t->nmap == t->map_cap) {
-		size_t cap = t->map_cap ? 2 * t->map_cap : 64;
-		struct region *v = realloc(t->map, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->map = v;
-		t->map_cap = cap;
-	}
+	if (cmd_grow((void **)&t->map, &t->map_cap, t->nmap + 1,
+		     sizeof(*t->map)) < 0)
+		return -ENOMEM;
 	t->map[t->nmap++] = (struct region){ off, len };
 	return 0;
 }
@@ -292,17 +280,11 @@ static int add_xattr(const struct e2map_xattr *x, void *payload)
 static int set_symlink(struct tar_run *t, struct archive_entry *e,
 		       uint64_t ino)
 {
-	int64_t n = e2map_readlink_ino(t->m, ino, NULL, 0);
 	char *target;
+	int64_t n = e2map_readlink_alloc(t->m, ino, &target);
 
-	if (n < 0)
-		return (int)n;
-	if (!(target = malloc((size_t)n + 1)))
-		return -ENOMEM;
-	if ((n = e2map_readlink_ino(t->m, ino, target, (size_t)n)) >= 0) {
-		target[n] = '\0';
+	if (n >= 0)
 		archive_entry_set_symlink(e, target);
-	}
 	free(target);
 	return n < 0 ? (int)n : 0;
 }
@@ -372,8 +354,9 @@ static int add_entry(struct tar_run *t, const struct e2map_tree_entry *te)
 			   cmd_esc(te->path), (unsigned long long)done);
 	}
 	cmd_progress_add(&t->progress, 1, done);
-	return err == -ENOMEM || t->fatal ? (t->fatal ? t->fatal : err) :
-	       (err != 0);
+	if (t->fatal)
+		return t->fatal;
+	return err == -ENOMEM ? err : err != 0;
 }
 
 static int on_entry(const struct e2map_tree_entry *te, void *payload)
@@ -469,9 +452,10 @@ static int finish(struct tar_run *t, int fd, bool own, int walked)
 
 	if (walked < 0 && !t->fatal)
 		status = cmd_fail("tar", walked, NULL);
-	if (archive_failed(t, archive_write_close(t->a)) < 0 ||
-	    (own && close(fd) < 0 && (t->fatal = -errno)))
+	if (archive_failed(t, archive_write_close(t->a)) < 0)
 		status = CMD_EXIT_FAIL;
+	if (own && close(fd) < 0)
+		status = cmd_fail(cmd_esc(t->out), -errno, NULL);
 	archive_write_free(t->a);
 	return t->fatal || t->failures ? CMD_EXIT_FAIL : status;
 }

@@ -287,3 +287,22 @@ void cmd_put_quoted(FILE *out, const char *s, size_t len, bool always,
 }
 
 const char *const cmd_range_formats[] = { "table", "csv", "jsonl", NULL };
+
+int cmd_grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 16;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return -ENOMEM;
+		n *= 2;
+	}
+	if (n > SIZE_MAX / elem || !(nv = realloc(*v, n * elem)))
+		return -ENOMEM;
+	*v = nv;
+	*cap = n;
+	return 0;
+}

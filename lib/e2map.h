@@ -264,6 +264,12 @@ E2MAP_API int e2map_lookup_at(e2map_t *m, uint64_t dir, const char *name,
  */
 E2MAP_API int64_t e2map_readlink_ino(e2map_t *m, uint64_t ino, char *buf,
 				     size_t size);
+/*
+ * The same target in one read: *OUT malloc'd (the caller frees it) and
+ * NUL-terminated, the length returned; on error *OUT is NULL and the
+ * errors are e2map_readlink_ino's (-EINVAL for a NULL OUT).
+ */
+E2MAP_API int64_t e2map_readlink_alloc(e2map_t *m, uint64_t ino, char **out);
 
 /*
  * Extended attributes of inode INO (by number, as e2map_stat_ino), as

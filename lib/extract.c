@@ -208,15 +208,8 @@ static int make_node(struct xt *x, uint64_t ino, const struct e2map_stat *st,
 
 	if (type == S_IFLNK) {
 		*what = "readlink";
-		if ((n = e2map_readlink_ino(x->m, ino, NULL, 0)) < 0)
+		if ((n = e2map_readlink_alloc(x->m, ino, &target)) < 0)
 			return (int)n;
-		if (!(target = malloc((size_t)n + 1)))
-			return -ENOMEM;
-		if ((n = e2map_readlink_ino(x->m, ino, target, (size_t)n)) < 0) {
-			free(target);
-			return (int)n;
-		}
-		target[n] = '\0';
 	} else if ((type == S_IFCHR || type == S_IFBLK) && !x->root) {
 		*what = "mknod";
 		return -EPERM;

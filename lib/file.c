@@ -180,30 +180,57 @@ int e2map_stat_ino(e2map_t *m, uint64_t ino, struct e2map_stat *st)
 	return err;
 }
 
-int64_t e2map_readlink_ino(e2map_t *m, uint64_t ino, char *buf, size_t size)
+/* Symlink INO's target, malloc'd and NUL-terminated, and its length. */
+static int read_target(e2map_t *m, uint64_t ino, char **target, size_t *len)
 {
 	e2map_file_t *f;
-	char *target = NULL;
-	size_t len = 0;
 	int err;
 
-	if (!m || (!buf && size))
-		return -EINVAL;
+	*target = NULL;
 	if ((err = iget_ino(m, ino, &f)) < 0)
 		return err;
 	if (!LINUX_S_ISLNK(f->inode->i_mode))
 		err = e2map__fail(m, -EINVAL, "inode %llu is not a symlink",
 				  (unsigned long long)ino);
-	else if ((err = e2map__read_link(f, &target, &len)) == 0 && !target)
+	else if ((err = e2map__read_link(f, target, len)) == 0 && !*target)
 		err = e2map__fail(m, -ENOKEY, "inode %llu: the no-key target "
 				  "of a long encrypted symlink is a hash e2map "
 				  "does not make", (unsigned long long)ino);
 	e2map_file_close(f);
-	if (err < 0)
+	return err;
+}
+
+int64_t e2map_readlink_ino(e2map_t *m, uint64_t ino, char *buf, size_t size)
+{
+	char *target;
+	size_t len = 0;
+	int err;
+
+	if (!m || (!buf && size))
+		return -EINVAL;
+	if ((err = read_target(m, ino, &target, &len)) < 0)
 		return err;
 	if (size)
 		memcpy(buf, target, len < size ? len : size);
 	free(target);
+	return (int64_t)len;
+}
+
+int64_t e2map_readlink_alloc(e2map_t *m, uint64_t ino, char **out)
+{
+	size_t len = 0;
+	int err;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!m)
+		return -EINVAL;
+	if ((err = read_target(m, ino, out, &len)) < 0) {
+		free(*out);
+		*out = NULL;
+		return err;
+	}
 	return (int64_t)len;
 }
 

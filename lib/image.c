@@ -425,3 +425,8 @@ int e2map_statfs(e2map_t *m, struct e2map_statfs *st)
 		st->ffree += ext2fs_bg_free_inodes_count(m->fs, g);
 	return 0;
 }
+
+uint64_t e2map_disk_offset(const e2map_t *m)
+{
+	return m ? m->disk_offset : 0;
+}

@@ -182,28 +182,39 @@ static int add_gap(e2map_t *m, struct e2map_blockmap *b, uint64_t a,
 	return err;
 }
 
-/* Sort the owners, then give every block between them its gap's kind. */
+/* The owners in block order, each gap between them given its kind: one
+ * sort, then one pass into a new map. */
 static int fill_gaps(e2map_t *m, struct e2map_blockmap *b)
 {
+	struct e2map_blockmap out = { 0 };
 	uint64_t at = m->fs->super->s_first_data_block;
 	uint64_t total = ext2fs_blocks_count(m->fs->super);
-	size_t i, owned = b->n;
+	size_t i;
 	int err = 0;
 
 	if (b->n)
 		qsort(b->v, b->n, sizeof(*b->v), by_start);
-	for (i = 0; i < owned && !err; i++) {
-		uint64_t start = b->v[i].start, end = start + b->v[i].count;
+	for (i = 0; i < b->n && !err; i++) {
+		const struct e2map_owner *o = &b->v[i];
 
-		if (start > at)
-			err = add_gap(m, b, at, start < total ? start : total);
-		at = end > at ? end : at;
+		if (o->start > at)
+			err = add_gap(m, &out, at, o->start < total ? o->start :
+				      total);
+		if (!err)
+			err = add(&out, o->start, o->count, o->kind, o->ino,
+				  o->lblk);
+		if (o->start + o->count > at)
+			at = o->start + o->count;
 	}
 	if (!err && at < total)
-		err = add_gap(m, b, at, total);
-	if (!err && b->n)
-		qsort(b->v, b->n, sizeof(*b->v), by_start);
-	return err;
+		err = add_gap(m, &out, at, total);
+	if (err) {
+		free(out.v);
+		return err;
+	}
+	free(b->v);
+	*b = out;
+	return 0;
 }
 
 int e2map_blockmap_build(e2map_t *m, e2map_blockmap_t **out)
@@ -286,11 +297,6 @@ void e2map_blockmap_free(e2map_blockmap_t *b)
 	}
 }
 
-uint64_t e2map_disk_offset(const e2map_t *m)
-{
-	return m ? m->disk_offset : 0;
-}
-
 /* An inode's size, asked once per run of ranges of that inode. */
 struct sizes {
 	e2map_t *m;
@@ -306,7 +312,7 @@ static bool size_of(struct sizes *s, uint64_t ino)
 		s->ino = ino;
 		s->ok = e2map_stat_ino(s->m, ino, &st) == 0 &&
 			LINUX_S_ISREG(st.mode);
-		s->size = st.size;
+		s->size = s->ok ? st.size : 0;
 	}
 	return s->ok;
 }
