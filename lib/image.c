@@ -264,16 +264,56 @@ static int open_handle(const char *image, const char *options,
  * ones.  The kernel's read-write mount then clears needs_recovery: so
  * does the handle, in memory.
  */
+/*
+ * The fast commits, applied by libext2fs to a scratch handle whose writes
+ * land in the overlay *OV (in memory: the media has no write path), which
+ * then holds the log's blocks and every block the replay changed.
+ */
+static int replay_fc(const char *image, const struct e2map_window *w,
+		     struct e2map_overlay **ov, const struct e2map_fc *fc)
+{
+	char io_opts[64];
+	ext2_filsys fs;
+	errcode_t code;
+	int err;
+
+	snprintf(io_opts, sizeof(io_opts), "offset=%" PRIu64 "&size=%" PRIu64,
+		 w->offset, w->size);
+	e2map__overlay_writable(*ov, true);
+	e2map__io_hand_overlay(*ov);
+	*ov = NULL;
+	code = ext2fs_open2(image, io_opts, EXT2_FLAG_64BITS |
+			    EXT2_FLAG_SKIP_MMP, 0, 0, e2map__io_manager, &fs);
+	e2map__io_hand_overlay(NULL);
+	if (code)
+		return open_error(code);
+	/* Not at ext2fs_open2: that would open the media for writing. */
+	fs->flags |= EXT2_FLAG_RW | EXT2_FLAG_MASTER_SB_ONLY;
+	err = e2map__fc_replay(fs, fc);
+	*ov = e2map__io_take_overlay(fs->io);
+	ext2fs_free(fs);
+	return err;
+}
+
+/*
+ * replay: the journal is read as the kernel reads it at mount, through
+ * the filesystem as it lies; then the handle is opened again through e2map's io
+ * manager with the recovered blocks laid over the image, so that the
+ * superblock, the descriptors and everything after are the recovered
+ * ones.  The kernel's read-write mount then clears needs_recovery: so
+ * does the handle, in memory.
+ */
 static int replay(const char *image, const char *options,
 		  const struct e2map_options *o, const struct e2map_window *w,
 		  const struct stat *st, e2map_t **mp)
 {
 	struct e2map_window rw = *w;
 	struct e2map_overlay *ov;
+	struct e2map_fc *fc;
 	size_t n;
 	int err;
 
-	err = e2map__journal_replay(*mp, &ov);
+	err = e2map__journal_replay(*mp, &ov, &fc);
 	if (err < 0 || !ov) {
 		if (err < 0) {
 			e2map_close(*mp);
@@ -282,8 +322,17 @@ static int replay(const char *image, const char *options,
 		return err;
 	}
 	e2map_close(*mp);
-	n = e2map__overlay_count(ov);
+	*mp = NULL;
 	rw.own = true;
+	if (fc) {
+		err = replay_fc(image, &rw, &ov, fc);
+		e2map__fc_free(fc);
+		if (err < 0) {
+			e2map__overlay_free(ov);
+			return err;
+		}
+	}
+	n = e2map__overlay_count(ov);
 	e2map__io_hand_overlay(ov);
 	err = open_handle(image, options, o, &rw, st, mp);
 	e2map__io_hand_overlay(NULL);	/* not taken when the open failed early */

@@ -158,7 +158,25 @@ bool e2map__block_valid(const e2map_t *m, uint64_t pblk, uint64_t count);
  * journal needs none), or the -errno the kernel's mount fails with.
  */
 struct e2map_overlay;
-int e2map__journal_replay(e2map_t *m, struct e2map_overlay **out);
+/*
+ * The fast commits journal recovery replays after the log's blocks:
+ * NBLOCKS blocks of BS bytes from the journal's fast-commit area, of
+ * which the first TAGS tags are replayed (fcreplay.c).
+ */
+struct e2map_fc {
+	unsigned char *blocks;
+	size_t nblocks, cap;
+	unsigned tags;
+	uint32_t bs;
+};
+/* The recovered blocks in *OUT (NULL: nothing to recover), the fast
+ * commits in *FC (NULL: none). */
+int e2map__journal_replay(e2map_t *m, struct e2map_overlay **out,
+			  struct e2map_fc **fc);
+void e2map__fc_free(struct e2map_fc *fc);
+/* fcreplay.c: FC applied to FS (writable over its overlay), as
+ * ext4_fc_replay applies it at mount. */
+int e2map__fc_replay(ext2_filsys fs, const struct e2map_fc *fc);
 
 /* bcache.c: block PBLK into BUF, through the image's block cache */
 int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf);

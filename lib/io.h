@@ -33,7 +33,8 @@ int e2map__media_pread(struct e2map_media *md, void *buf, size_t len,
 /*
  * io_manager.c: open with io_options "offset=BYTES&size=BYTES" (the
  * window of the media the filesystem lies in; no size: to the end).  A
- * write of any kind fails with EROFS; a read past the window gets what
+ * write fails with EROFS, except on a channel whose overlay is writable
+ * (below), where it lands in the overlay; a read past the window gets what
  * lies inside it and EXT2_ET_SHORT_READ, as unix_io does at a file's end.
  */
 extern io_manager e2map__io_manager;
@@ -46,10 +47,18 @@ extern io_manager e2map__io_manager;
  */
 struct e2map_overlay;
 int e2map__overlay_new(uint32_t bs, size_t n, struct e2map_overlay **out);
-void e2map__overlay_set(struct e2map_overlay *ov, size_t i, uint64_t blk,
-			const void *data);
+int e2map__overlay_set(struct e2map_overlay *ov, size_t i, uint64_t blk,
+		       const void *data);
 void e2map__overlay_free(struct e2map_overlay *ov);
 size_t e2map__overlay_count(const struct e2map_overlay *ov);
+/*
+ * A writable overlay takes the writes of the channel it is handed to:
+ * the fast-commit replay (fcreplay.c) edits the filesystem through
+ * libext2fs in memory.  _take detaches it from channel CH, read-only
+ * again, for the next handle.
+ */
+void e2map__overlay_writable(struct e2map_overlay *ov, bool on);
+struct e2map_overlay *e2map__io_take_overlay(io_channel ch);
 /*
  * The next channel this thread opens with e2map__io_manager reads through
  * OV and frees it at its close (ext2fs_open2 reads the superblock before

@@ -2,8 +2,10 @@
 /*
  * The libext2fs io manager for containers and partitions: a window
  * [offset, offset + size) of the media (io_media.c), as the kernel sees
- * a partition's block device.  Read-only by construction: there is no
- * write path at all, every write entry point fails with EROFS.  Each
+ * a partition's block device.  Read-only by construction: nothing is
+ * ever written to the media, which has no write path at all; a write
+ * fails with EROFS, or lands in memory, in the overlay of a fast-commit
+ * replay's scratch handle (journal.c, fcreplay.c).  Each
  * channel opens its own media handle, so two e2map handles on one image
  * (parscan.c's threads) share no container state.
  */
@@ -27,40 +29,68 @@ struct window {
 
 struct e2map_overlay {
 	uint32_t bs;
-	size_t n;
+	size_t n, cap;
 	uint64_t *blk;		/* rising */
-	unsigned char *data;	/* n blocks */
+	unsigned char **data;	/* one block each */
+	bool writable;		/* the fast-commit replay's scratch handle */
 };
 
 static _Thread_local struct e2map_overlay *handed;
+
+static int overlay_grow(struct e2map_overlay *ov, size_t n)
+{
+	size_t cap = ov->cap ? ov->cap : 16;
+	uint64_t *blk;
+	unsigned char **data;
+
+	if (n <= ov->cap)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	if (!(blk = realloc(ov->blk, cap * sizeof(*blk))))
+		return -ENOMEM;
+	ov->blk = blk;
+	if (!(data = realloc(ov->data, cap * sizeof(*data))))
+		return -ENOMEM;
+	ov->data = data;
+	ov->cap = cap;
+	return 0;
+}
 
 int e2map__overlay_new(uint32_t bs, size_t n, struct e2map_overlay **out)
 {
 	struct e2map_overlay *ov = calloc(1, sizeof(*ov));
 
 	*out = NULL;
-	if (!ov || !(ov->blk = calloc(n ? n : 1, sizeof(*ov->blk))) ||
-	    !(ov->data = malloc(n ? n * (size_t)bs : 1))) {
+	if (!ov || overlay_grow(ov, n ? n : 1) < 0) {
 		e2map__overlay_free(ov);
 		return -ENOMEM;
 	}
 	ov->bs = bs;
-	ov->n = n;
 	*out = ov;
 	return 0;
 }
 
-void e2map__overlay_set(struct e2map_overlay *ov, size_t i, uint64_t blk,
-			const void *data)
+int e2map__overlay_set(struct e2map_overlay *ov, size_t i, uint64_t blk,
+		       const void *data)
 {
+	if (i >= ov->cap || !(ov->data[i] = malloc(ov->bs)))
+		return -ENOMEM;
 	ov->blk[i] = blk;
-	memcpy(ov->data + i * (size_t)ov->bs, data, ov->bs);
+	memcpy(ov->data[i], data, ov->bs);
+	if (i >= ov->n)
+		ov->n = i + 1;
+	return 0;
 }
 
 void e2map__overlay_free(struct e2map_overlay *ov)
 {
+	size_t i;
+
 	if (!ov)
 		return;
+	for (i = 0; i < ov->n; i++)
+		free(ov->data[i]);
 	free(ov->blk);
 	free(ov->data);
 	free(ov);
@@ -69,6 +99,11 @@ void e2map__overlay_free(struct e2map_overlay *ov)
 size_t e2map__overlay_count(const struct e2map_overlay *ov)
 {
 	return ov ? ov->n : 0;
+}
+
+void e2map__overlay_writable(struct e2map_overlay *ov, bool on)
+{
+	ov->writable = on;
 }
 
 void e2map__io_hand_overlay(struct e2map_overlay *ov)
@@ -107,8 +142,8 @@ static void overlay_apply(const struct e2map_overlay *ov, uint64_t off,
 
 		if (start >= off + len)
 			break;
-		memcpy(data + (from - off), ov->data + i * (size_t)ov->bs +
-		       (from - start), (size_t)(to - from));
+		memcpy(data + (from - off), ov->data[i] + (from - start),
+		       (size_t)(to - from));
 	}
 }
 
@@ -250,25 +285,101 @@ static errcode_t read_blk(io_channel ch, unsigned long block, int count,
 	return read_blk64(ch, block, count, data);
 }
 
-static errcode_t write_blk(io_channel ch, unsigned long block, int count,
-			   const void *data)
+/*
+ * A write lands in the overlay, in memory, and only on the fast-commit
+ * replay's scratch handle: every other channel has no write path at all.
+ * A block first written is the media's block (and what the overlay
+ * already laid over it) with the new bytes in it.
+ */
+static errcode_t overlay_insert(io_channel ch, size_t i, uint64_t blk)
 {
-	(void)ch, (void)block, (void)count, (void)data;
-	return EROFS;
+	struct window *w = ch->private_data;
+	struct e2map_overlay *ov = w->ov;
+	unsigned char *buf = malloc(ov->bs);
+	errcode_t code;
+
+	if (!buf || overlay_grow(ov, ov->n + 1) < 0) {
+		free(buf);
+		return EXT2_ET_NO_MEMORY;
+	}
+	code = read_bytes(ch, blk * ov->bs, ov->bs, buf);
+	if (code && code != EXT2_ET_SHORT_READ) {
+		free(buf);
+		return code;
+	}
+	memmove(ov->blk + i + 1, ov->blk + i, (ov->n - i) * sizeof(*ov->blk));
+	memmove(ov->data + i + 1, ov->data + i,
+		(ov->n - i) * sizeof(*ov->data));
+	ov->blk[i] = blk;
+	ov->data[i] = buf;
+	ov->n++;
+	return 0;
+}
+
+static errcode_t write_bytes(io_channel ch, uint64_t off, size_t len,
+			     const void *data)
+{
+	struct window *w = ch->private_data;
+	struct e2map_overlay *ov = w->ov;
+	const unsigned char *src = data;
+	errcode_t code;
+
+	if (!ov || !ov->writable)
+		return EROFS;
+	if (off > w->size || len > w->size - off)
+		return EXT2_ET_SHORT_WRITE;
+	while (len) {
+		uint64_t blk = off / ov->bs;
+		size_t in = (size_t)(off % ov->bs), part = ov->bs - in;
+		size_t i = overlay_find(ov, off);
+
+		if (part > len)
+			part = len;
+		if ((i == ov->n || ov->blk[i] != blk) &&
+		    (code = overlay_insert(ch, i, blk)))
+			return code;
+		memcpy(ov->data[i] + in, src, part);
+		src += part;
+		off += part;
+		len -= part;
+	}
+	return 0;
 }
 
 static errcode_t write_blk64(io_channel ch, unsigned long long block,
 			     int count, const void *data)
 {
-	(void)ch, (void)block, (void)count, (void)data;
-	return EROFS;
+	size_t len = count < 0 ? (size_t)-(long)count
+			       : (size_t)count * (size_t)ch->block_size;
+
+	if (block > UINT64_MAX / (uint64_t)ch->block_size)
+		return EXT2_ET_LLSEEK_FAILED;
+	return write_bytes(ch, block * (uint64_t)ch->block_size, len, data);
+}
+
+static errcode_t write_blk(io_channel ch, unsigned long block, int count,
+			   const void *data)
+{
+	return write_blk64(ch, block, count, data);
 }
 
 static errcode_t write_byte(io_channel ch, unsigned long offset, int count,
 			    const void *data)
 {
-	(void)ch, (void)offset, (void)count, (void)data;
-	return EROFS;
+	if (count < 0)
+		return EXT2_ET_INVALID_ARGUMENT;
+	return write_bytes(ch, offset, (size_t)count, data);
+}
+
+struct e2map_overlay *e2map__io_take_overlay(io_channel ch)
+{
+	struct window *w = ch->private_data;
+	struct e2map_overlay *ov = w->ov;
+
+	w->ov = NULL;
+	if (ov)
+		ov->writable = false;
+	return ov;
 }
 
 static errcode_t discard(io_channel ch, unsigned long long block,

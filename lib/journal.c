@@ -13,7 +13,13 @@
  * that wrote them; PASS_REPLAY copies each tagged block that no later
  * revoke covers to its home block, the last copy winning.  The journal is
  * inode s_journal_inum, read through its own mapping (ext4_journal_bmap);
- * an external journal device and fast commits are refused, not guessed.
+ * an external journal device is refused, not guessed.
+ *
+ * Fast commits (fc_do_one_pass, ext4_fc_replay_scan): the area after the
+ * log holds the logical changes made since the last full commit.  PASS_SCAN
+ * checks them as the kernel does (the tid, each commit's crc32c in its
+ * tail) and counts the tags a valid tail closes; the blocks and that count
+ * go to fcreplay.c, which applies them after the log's blocks.
  */
 #include "internal.h"
 #include "io.h"
@@ -41,6 +47,7 @@ enum { JB_DESCRIPTOR = 1, JB_COMMIT = 2, JB_SB_V1 = 3, JB_SB_V2 = 4,
 #define JBD2_CRC32_CHKSUM_SIZE 4
 #define JBD2_CRC32C_CHKSUM 4
 #define JBD2_MIN_JOURNAL_BLOCKS 1024
+#define JBD2_DEFAULT_FC_BLOCKS 256
 #define JHDR 12			/* journal_header_t */
 #define JTAIL 4			/* jbd2_journal_block_tail */
 
@@ -60,6 +67,7 @@ struct jnl {
 	e2map_t *m;
 	uint64_t *map;		/* journal block -> device block, 0: none */
 	uint32_t total, first, last, bs;
+	uint32_t fc_first, fc_last;	/* 0: no fast-commit area */
 	uint32_t compat, incompat;	/* 0 for a v1 superblock */
 	uint32_t seq, start, seed;
 	unsigned tag_bytes;
@@ -73,6 +81,7 @@ struct jnl {
 	unsigned char *data;	/* nrp blocks, in replay order */
 	size_t capdata;
 	unsigned char *bh, *obh;
+	struct e2map_fc fc;	/* the fast-commit blocks PASS_SCAN kept */
 };
 
 static uint32_t be32(const unsigned char *p)
@@ -492,6 +501,136 @@ static int one_block(struct jnl *j, struct pass_state *s, enum step *st)
 	}
 }
 
+enum { FC_ADD_RANGE = 1, FC_DEL_RANGE, FC_CREAT, FC_LINK, FC_UNLINK,
+       FC_INODE, FC_PAD, FC_TAIL, FC_HEAD };
+#define FC_TL 4			/* struct ext4_fc_tl */
+#define EXT4_NAME_LEN 255
+#define EXT4_GOOD_OLD_INODE_SIZE 128
+
+/* ext4_fc_value_len_isvalid */
+static bool fc_len_ok(const struct jnl *j, unsigned tag, unsigned len)
+{
+	switch (tag) {
+	case FC_ADD_RANGE:
+		return len == 16;
+	case FC_DEL_RANGE:
+		return len == 12;
+	case FC_CREAT:
+	case FC_LINK:
+	case FC_UNLINK:
+		return len > 8 && len - 8 <= EXT4_NAME_LEN;
+	case FC_INODE:
+		return len >= 4 + EXT4_GOOD_OLD_INODE_SIZE &&
+		       len - 4 <= EXT2_INODE_SIZE(j->m->fs->super);
+	case FC_PAD:
+		return true;
+	case FC_TAIL:
+		return len >= 8;
+	case FC_HEAD:
+		return len == 8;
+	}
+	return false;
+}
+
+enum { FC_CONTINUE, FC_STOP };
+
+struct fc_scan {
+	uint32_t crc, expected;
+	unsigned cur_tag, num_tags;
+};
+
+/* One tag of ext4_fc_replay_scan: FC_CONTINUE, FC_STOP or -errno. */
+static int fc_scan_tag(struct fc_scan *sc, unsigned tag, const unsigned char *tl,
+		       unsigned len)
+{
+	const unsigned char *val = tl + FC_TL;
+
+	sc->cur_tag++;
+	switch (tag) {
+	case FC_TAIL:
+		sc->crc = e2map__crc32c(sc->crc, tl, FC_TL + 4);
+		if (le32(val) == sc->expected && le32(val + 4) == sc->crc) {
+			sc->num_tags = sc->cur_tag;
+			sc->crc = 0;
+			return FC_CONTINUE;
+		}
+		sc->crc = 0;
+		return sc->num_tags ? FC_STOP : -EBADMSG;
+	case FC_HEAD:
+		if (le32(val))
+			return -EOPNOTSUPP;
+		if (le32(val + 4) != sc->expected)
+			return FC_STOP;
+		break;
+	case FC_ADD_RANGE: case FC_DEL_RANGE: case FC_CREAT: case FC_LINK:
+	case FC_UNLINK: case FC_INODE: case FC_PAD:
+		break;
+	default:
+		return sc->num_tags ? FC_STOP : -ECANCELED;
+	}
+	sc->crc = e2map__crc32c(sc->crc, tl, FC_TL + len);
+	return FC_CONTINUE;
+}
+
+static int fc_scan_block(const struct jnl *j, struct fc_scan *sc,
+			 const unsigned char *b)
+{
+	size_t p = 0;
+	unsigned tag, len;
+	int r;
+
+	while (p + FC_TL <= j->bs) {
+		tag = b[p] | b[p + 1] << 8;
+		len = b[p + 2] | b[p + 3] << 8;
+		if (len > j->bs - p - FC_TL || !fc_len_ok(j, tag, len))
+			return sc->num_tags ? FC_STOP : -ECANCELED;
+		if ((r = fc_scan_tag(sc, tag, b + p, len)) != FC_CONTINUE)
+			return r;
+		p += FC_TL + len;
+	}
+	return FC_CONTINUE;
+}
+
+static int fc_fail(int err, uint32_t blk)
+{
+	const char *why = err == -EBADMSG ? "bad checksum in its first commit" :
+			  err == -EOPNOTSUPP ? "unknown features" :
+			  "invalid tag";
+
+	return e2map__fail(NULL, err, "journal recovery: fast-commit block "
+			   "%" PRIu32 ": %s: the kernel's mount fails", blk, why);
+}
+
+/*
+ * fc_do_one_pass in PASS_SCAN: the blocks scanned are kept, with the
+ * number of tags the last valid tail closes (ext4_fc_replay's replay pass
+ * stops there).
+ */
+static int fc_scan(struct jnl *j)
+{
+	struct fc_scan sc = { .expected = j->end };
+	uint32_t off;
+	unsigned char *b;
+	int r = FC_CONTINUE;
+
+	for (off = 0; r == FC_CONTINUE && j->fc_first + off <= j->fc_last;
+	     off++) {
+		if (e2map__grow((void **)&j->fc.blocks, &j->fc.cap,
+				(off + 1) * (size_t)j->bs, 1) < 0)
+			return -ENOMEM;
+		b = j->fc.blocks + off * (size_t)j->bs;
+		if ((r = jread(j, j->fc_first + off, b)) < 0)
+			return r;
+		j->fc.nblocks = off + 1;
+		if (!off && (b[0] | b[1] << 8) != FC_HEAD)
+			return 0;
+		if ((r = fc_scan_block(j, &sc, b)) < 0)
+			return fc_fail(r, j->fc_first + off);
+	}
+	j->fc.tags = sc.num_tags;
+	return 0;
+}
+
 /*
  * do_one_pass.  A log that never ends (every block a descriptor of the
  * same sequence) would keep the kernel's mount looping: after more blocks
@@ -517,6 +656,8 @@ static int do_one_pass(struct jnl *j, enum pass pass)
 	if (pass == PASS_SCAN) {
 		if (!j->end)
 			j->end = s.next_id;
+		if (j->fc_first && !s.success && (err = fc_scan(j)) < 0)
+			return err;
 	} else if (j->end != s.next_id && !s.success) {
 		s.success = jfail(-EIO, "recovery pass ended at transaction",
 				  s.next_id);
@@ -566,6 +707,30 @@ static int sb_fail(const char *why)
 			   "kernel's mount fails", why);
 }
 
+/*
+ * journal_check_superblock and journal_load_superblock: the last
+ * s_num_fc_blks blocks (256 when 0) are the fast-commit area, and the log
+ * wraps before them.  The area is read from j_fc_first = j_last + 1 to
+ * j_fc_last = s_maxlen, as the kernel reads it: its last block lies past
+ * the journal, so a scan that reaches it fails.
+ */
+static int fc_area(struct jnl *j, const unsigned char *b)
+{
+	uint32_t n = be32(b + 84);
+
+	if (!n)
+		n = JBD2_DEFAULT_FC_BLOCKS;
+	if (j->total < JBD2_MIN_JOURNAL_BLOCKS ||
+	    j->total - JBD2_MIN_JOURNAL_BLOCKS < n)
+		return e2map__fail(NULL, -EINVAL, "journal superblock: "
+				   "journal file too short for %u fast-commit "
+				   "blocks: the kernel's mount fails", n);
+	j->fc_last = j->total;
+	j->last = j->total - n;
+	j->fc_first = j->last + 1;
+	return 0;
+}
+
 /* journal_load_superblock and jbd2_journal_load's feature check. */
 static int load_super(struct jnl *j)
 {
@@ -611,10 +776,8 @@ static int load_super(struct jnl *j)
 					   "superblock: checksum error: the "
 					   "kernel's mount fails");
 	}
-	if (j->incompat & JF_FAST_COMMIT)
-		return e2map__fail(NULL, -EOPNOTSUPP, "journal has the "
-				   "fast_commit feature: --replay does not "
-				   "replay fast commits");
+	if ((j->incompat & JF_FAST_COMMIT) && (err = fc_area(j, b)) < 0)
+		return err;
 	j->seq = be32(b + 24);
 	j->start = be32(b + 28);
 	j->tag_bytes = tag_bytes(j);
@@ -646,8 +809,12 @@ static int make_overlay(struct jnl *j, struct e2map_overlay **out)
 	if ((err = e2map__overlay_new(j->bs, n, out)) < 0)
 		return err;
 	for (i = 0; i < n; i++)
-		e2map__overlay_set(*out, i, j->rp[i].blk,
-				   j->data + j->rp[i].order * (size_t)j->bs);
+		if ((err = e2map__overlay_set(*out, i, j->rp[i].blk, j->data +
+					      j->rp[i].order * (size_t)j->bs)) < 0) {
+			e2map__overlay_free(*out);
+			*out = NULL;
+			return err;
+		}
 	return 0;
 }
 
@@ -678,13 +845,35 @@ static int recover(struct jnl *j, struct e2map_overlay **out)
 	return make_overlay(j, out);
 }
 
-int e2map__journal_replay(e2map_t *m, struct e2map_overlay **out)
+/* The fast commits PASS_SCAN passed, for fcreplay.c; NULL when none. */
+static int hand_fc(struct jnl *j, struct e2map_fc **fc)
+{
+	if (!j->fc.tags)
+		return 0;
+	if (!(*fc = malloc(sizeof(**fc))))
+		return -ENOMEM;
+	**fc = j->fc;
+	(*fc)->bs = j->bs;
+	j->fc.blocks = NULL;
+	return 0;
+}
+
+void e2map__fc_free(struct e2map_fc *fc)
+{
+	if (fc)
+		free(fc->blocks);
+	free(fc);
+}
+
+int e2map__journal_replay(e2map_t *m, struct e2map_overlay **out,
+			  struct e2map_fc **fc)
 {
 	struct ext2_super_block *sb = m->fs->super;
 	struct jnl j = { .m = m, .bs = m->bs };
 	int err;
 
 	*out = NULL;
+	*fc = NULL;
 	if (!ext2fs_has_feature_journal(sb) ||
 	    !ext2fs_has_feature_journal_needs_recovery(sb))
 		return 0;
@@ -694,8 +883,12 @@ int e2map__journal_replay(e2map_t *m, struct e2map_overlay **out)
 				   "journals only");
 	if (!(j.bh = malloc(j.bs)) || !(j.obh = malloc(j.bs)))
 		err = -ENOMEM;
-	else if ((err = map_journal(&j, sb->s_journal_inum)) == 0)
-		err = recover(&j, out);
+	else if ((err = map_journal(&j, sb->s_journal_inum)) == 0 &&
+		 (err = recover(&j, out)) == 0 && (err = hand_fc(&j, fc)) < 0) {
+		e2map__overlay_free(*out);
+		*out = NULL;
+	}
+	free(j.fc.blocks);
 	free(j.map);
 	free(j.rv);
 	free(j.rp);
