@@ -112,6 +112,8 @@ printf '\n%-30s %12s %18s %9s\n' "dirty journal" "check --replay" \
 	"cp + e2fsck -fy" "ratio"
 for d in "$here"/../testdata/dirty-*.img.gz; do
 	n=$(basename "$d" .img.gz)
+	# The kernel refuses its recovery: nothing to time.
+	[ ! -e "${d%.img.gz}.refused" ] || continue
 	gzip -dc "$d" > "$work/d.img"
 	t_r=$(best "$e2map" check -q --replay "$work/d.img")
 	t_f=$(best sh -c "cp '$work/d.img' '$work/c.img' && e2fsck -fy '$work/c.img'")

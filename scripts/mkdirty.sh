@@ -10,6 +10,9 @@
 # journal holds the committed transactions, not yet checkpointed.
 #
 #   scripts/mkdirty.sh OUTDIR      -> OUTDIR/dirty-*.img.gz
+#   ONLY='dirty-fc-*' scripts/mkdirty.sh OUTDIR   (those images alone)
+#
+# Then scripts/record-replay.sh on each: NAME.calls.gz, or NAME.refused.
 #
 # Needs root (loop mounts), mke2fs, xfs_io, setfattr, dumpe2fs.
 . "$(dirname "$0")/gen-common.sh"
@@ -24,6 +27,26 @@ images() {
 	one 73 dirty-ext4-4k 16M "" -t ext4 -b 4096 -O ^metadata_csum,^64bit
 	one 74 dirty-csum-4k 16M "" -t ext4 -b 4096
 	one 75 dirty-async-1k 8M journal_async_commit,data=writeback -t ext4 -b 1024
+	# Fast commits: most changes are logged as logical tags after the
+	# last full commit (ext4_fc_commit), replayed by ext4_fc_replay.
+	step=fc_changes one 76 dirty-fc-4k 16M commit=600 -t ext4 -b 4096 -O fast_commit
+	step=fc_changes one 77 dirty-fc-1k 16M commit=600 -t ext4 -b 1024 \
+		-J size=4,fast_commit_size=256 -O fast_commit,^metadata_csum,^64bit
+	# The first fast commit damaged (the kernel refuses the mount), and
+	# the last (it replays the others and stops there).
+	damaged dirty-fc-4k first dirty-fc-badfirst-4k
+	damaged dirty-fc-4k last dirty-fc-badlast-4k
+}
+
+# SOURCE WHICH NAME: SOURCE's dirty copy with one fast commit damaged.
+damaged() {
+	# shellcheck disable=SC2254
+	case $3 in ${ONLY:-*}) ;; *) return 0 ;; esac
+	[ -f "$work/$1.dirty" ] || { echo "mkdirty: $3 needs $1" >&2; exit 1; }
+	cp --sparse=always "$work/$1.dirty" "$work/$3.dirty"
+	python3 "$here/fc-damage.py" "$work/$3.dirty" "$2"
+	gzip -9n < "$work/$3.dirty" > "$out/$3.img.gz"
+	echo "mkdirty: $out/$3.img.gz" >&2
 }
 
 # A file of N blocks, every other block written: an extent each.
@@ -72,17 +95,64 @@ changes() {
 		xfs_io -f -c "pwrite -q $bs $bs" -c fsync "$mnt/prealloc"
 }
 
+# What fast commits log: ranges added and deleted, inodes, names created,
+# linked and unlinked.  Each fsync of a file is a fast commit of all that
+# is pending, but the first after the mount, and an fsync of a directory,
+# are full commits (that empty the fast-commit area): the one comes first,
+# the other never.  A tree of more than one leaf ("big"), writes into
+# unwritten extents ("prealloc"), a directory that grows, a rename, a hard
+# link, a new directory, a file deleted.
+fc_changes() {
+	local bs=$1 i long
+
+	xfs_io -f -c fsync "$mnt/first"
+	xfs_io -c "pwrite -q -S 0x62 $((3 * bs)) $((5 * bs))" -c fsync "$mnt/a"
+	xfs_io -c "truncate $((3 * bs))" -c fsync "$mnt/frag"
+	fragmented "$mnt/new" 16 "$bs"
+	xfs_io -c fsync "$mnt/new"
+	xfs_io -c "pwrite -q -S 0x65 $((500 * bs)) $((3 * bs))" -c fsync "$mnt/big"
+	xfs_io -c "pwrite -q -S 0x66 $((41 * bs)) $bs" -c fsync "$mnt/big"
+	xfs_io -c "pwrite -q -S 0x67 $bs $((2 * bs))" -c fsync "$mnt/prealloc"
+	mkdir "$mnt/newdir"
+	echo hello > "$mnt/newdir/f"
+	xfs_io -c fsync "$mnt/newdir/f"
+	rm "$mnt/gone"
+	mv "$mnt/d/file-with-a-long-name-1" "$mnt/d/renamed"
+	xfs_io -c fsync "$mnt/d/renamed"
+	ln "$mnt/a" "$mnt/d/a-link"
+	xfs_io -c fsync "$mnt/d/a-link"
+	# Long names, few: the fast-commit area (1/64 of the journal) holds
+	# all the fast commits since the last full one, or they fall back.
+	long=$(printf '%0240d' 0)
+	for i in $(seq 1 12); do
+		echo "$i" > "$mnt/d/$long-$i"
+	done
+	xfs_io -c fsync "$mnt/d/$long-12"
+	rm "$mnt/d/file-with-a-long-name-2" "$mnt/frag"
+	xfs_io -f -c "pwrite -q -S 0x68 0 $((6 * bs))" -c fsync "$mnt/d/late"
+}
+
+fc_baseline() {
+	local bs=$1
+
+	baseline "$bs"
+	fragmented "$mnt/big" 400 "$bs"
+	xfs_io -f -c "falloc 0 $((8 * bs))" "$mnt/prealloc"
+}
+
 one() {
 	local n=$1 name=$2 size=$3 mopts=$4 img=$work/$2.img bs
 
 	shift 4
+	# shellcheck disable=SC2254
+	case $name in ${ONLY:-*}) ;; *) return 0 ;; esac
 	gen_mkfs "$n" "$img" "$size" "$@"
 	bs=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Block size:/ {print $3}')
 	mount -o loop "$img" "$mnt"
-	baseline "$bs"
+	if [ "${step:-}" = fc_changes ]; then fc_baseline "$bs"; else baseline "$bs"; fi
 	umount "$mnt"
 	mount -o "loop${mopts:+,$mopts}" "$img" "$mnt"
-	changes "$bs"
+	"${step:-changes}" "$bs"
 	# The copy, at once: within dirty_expire (30 s) nothing journalled
 	# has been written in place yet.
 	cp --sparse=always "$img" "$work/$name.dirty"
@@ -92,9 +162,15 @@ one() {
 		echo "mkdirty: $name: the copy does not need recovery" >&2
 		exit 1
 	fi
-	debugfs -R logdump "$work/$name.dirty" 2>/dev/null |
-		grep -q 'revoke table' ||
-		echo "mkdirty: $name: warning: no revoke block in the journal" >&2
+	if [ "${step:-}" = fc_changes ]; then
+		debugfs -R logdump "$work/$name.dirty" 2>/dev/null |
+			grep -q 'tag ADD_RANGE' ||
+			{ echo "mkdirty: $name: no fast commit in the journal" >&2; exit 1; }
+	else
+		debugfs -R logdump "$work/$name.dirty" 2>/dev/null |
+			grep -q 'revoke table' ||
+			echo "mkdirty: $name: warning: no revoke block in the journal" >&2
+	fi
 	gzip -9n < "$work/$name.dirty" > "$out/$name.img.gz"
 	echo "mkdirty: $out/$name.img.gz ($(stat -c %s "$out/$name.img.gz") bytes)" >&2
 }

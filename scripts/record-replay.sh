@@ -24,17 +24,33 @@ name=${name%.img}
 tmp=$(mktemp -d /tmp/record-replay.XXXXXX)
 trap 'umount "$tmp/mnt" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/mnt" "$outdir"
-case "$src" in
-*.gz) gzip -dc "$src" > "$tmp/$name.img" ;;
-*.bz2) bzip2 -dc "$src" > "$tmp/$name.img" ;;
-*) cp "$src" "$tmp/$name.img" ;;
-esac
+unpack() {
+	case "$src" in
+	*.gz) gzip -dc "$src" > "$tmp/$name.img" ;;
+	*.bz2) bzip2 -dc "$src" > "$tmp/$name.img" ;;
+	*) cp "$src" "$tmp/$name.img" ;;
+	esac
+}
+unpack
 sha=$(sha256sum "$tmp/$name.img" | cut -d' ' -f1)
+# mount(2)'s errno by name: mount(8)'s words for it vary (EBADMSG is
+# "probably corrupted filesystem").
+mount_errno() {
+	local dev rc
+
+	dev=$(losetup -f --show "$1")
+	rc=$(python3 -c 'import ctypes, errno, sys
+libc = ctypes.CDLL(None, use_errno=True)
+r = libc.mount(sys.argv[1].encode(), sys.argv[2].encode(), b"ext4", 0, None)
+print("OK" if r == 0 else errno.errorcode[ctypes.get_errno()])' "$dev" "$2")
+	[ "$rc" != OK ] || umount "$2"
+	losetup -d "$dev"
+	echo "$rc"
+}
+
 if ! mount -o loop "$tmp/$name.img" "$tmp/mnt" 2> "$tmp/err"; then
-	# mount(8) words the errno; the test needs its name.
-	grep -o 'Structure needs cleaning\|wrong fs type\|Bad message\|Input/output error' "$tmp/err" | head -1 |
-		sed 's/Structure needs cleaning/EUCLEAN/; s/wrong fs type/EINVAL/; s/Bad message/EBADMSG/; s|Input/output error|EIO|' \
-		> "$outdir/$name.refused"
+	unpack	# a failed recovery may have written some blocks
+	mount_errno "$tmp/$name.img" "$tmp/mnt" > "$outdir/$name.refused"
 	echo "record-replay: $name: the kernel refuses it: $(cat "$outdir/$name.refused")" >&2
 	exit 0
 fi

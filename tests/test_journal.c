@@ -4,11 +4,12 @@
  * against the kernel (scripts/record-replay.sh): testdata/journal/
  * NAME.calls.gz are the answers after a read-write mount of a copy, and
  * NAME.refused the errno of a mount the kernel refuses, which e2map must
- * return too.  j_recover_fast_commit is the one known difference: the
- * kernel replays its fast commits, e2map refuses them (-EOPNOTSUPP).
+ * return too.  The same for testdata/NAME.refused beside NAME.img.gz (the
+ * dirty images of scripts/mkdirty.sh whose replay the kernel refuses).
  */
 #include <criterion/criterion.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,7 +100,70 @@ Test(journal, unallocated_journal_inode_fails_as_the_mount)
 	refused("f_journal", -EUCLEAN);
 }
 
-Test(journal, fast_commit_is_refused_not_guessed)
+Test(journal, fast_commits_replay_as_the_kernel)
 {
-	refused("j_recover_fast_commit", -EOPNOTSUPP);
+	replay_one("j_recover_fast_commit");
+}
+
+static int errno_named(const char *name)
+{
+	static const struct { const char *name; int err; } names[] = {
+		{ "EBADMSG", EBADMSG }, { "EUCLEAN", EUCLEAN },
+		{ "EINVAL", EINVAL }, { "EIO", EIO },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(names[i].name, name))
+			return -names[i].err;
+	return 0;
+}
+
+/* testdata/NAME.refused: e2map_open(NAME.img.gz, "replay") fails so. */
+static void refused_testdata(const char *dir, const char *name)
+{
+	char path[2048], want[32] = "", *img;
+	e2map_t *m = NULL;
+	FILE *f;
+	int err, expect;
+
+	snprintf(path, sizeof(path), "%s/%s.refused", dir, name);
+	f = fopen(path, "r");
+	cr_assert(f, "%s", path);
+	cr_assert(fscanf(f, "%31s", want) == 1, "%s: empty", path);
+	fclose(f);
+	expect = errno_named(want);
+	cr_assert(expect, "%s: unknown errno %s", path, want);
+	snprintf(path, sizeof(path), "%s/%s.img.gz", dir, name);
+	img = fixture_decompress(path);
+	cr_assert(img, "%s", path);
+	err = e2map_open(img, "replay", &m);
+	cr_expect(err == expect, "%s: e2map_open = %d, the kernel's mount %s "
+		  "(%s)", name, err, want, e2map_errmsg(NULL));
+	e2map_close(m);
+	fixture_remove(img);
+}
+
+Test(journal, testdata_refusals_as_the_kernel)
+{
+	const char *dir = fixture_testdata();
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	cr_assert(d, "%s", dir);
+	while ((e = readdir(d))) {
+		char name[256];
+		size_t len = strlen(e->d_name);
+
+		if (len <= 8 || len - 8 >= sizeof(name) ||
+		    strcmp(e->d_name + len - 8, ".refused"))
+			continue;
+		memcpy(name, e->d_name, len - 8);
+		name[len - 8] = 0;
+		refused_testdata(dir, name);
+		n++;
+	}
+	closedir(d);
+	cr_expect(n > 0, "no NAME.refused in %s", dir);
 }
