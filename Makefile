@@ -83,7 +83,7 @@ PROBE := $(BUILD)/tests/probe
 RUNNER := $(BUILD)/tests/runner
 PC := $(BUILD)/e2map.pc
 
-.PHONY: all run test check check-install check-kernel install uninstall clean deps fuzz-smoke fuzz-seeds fuzz-disk-smoke tsan-smoke bench FORCE
+.PHONY: all run test check check-install check-kernel install uninstall clean deps fuzz-smoke fuzz-seeds fuzz-disk-smoke fuzz-fc-smoke tsan-smoke bench FORCE
 all: $(LIBA) $(LIBSO) $(E2MAP) $(PC)
 
 # Objects depend on the flags that built them: another CC, CFLAGS or
@@ -242,6 +242,22 @@ fuzz-disk-smoke: $(FUZZ_DISK)
 	$(FUZZ_DISK) -max_total_time=$${FUZZ_SECONDS:-60} -timeout=10 \
 		-rss_limit_mb=2048 -max_len=2097152 $(FUZZ_DISK_SEEDS) \
 		testdata/fuzz-disk
+
+# libFuzzer target over the fast-commit replay: its input is a dirty
+# image's fast-commit area (testdata's dirty-fc-4k is the rest).
+FUZZ_FC := $(BUILD)/tests/fuzz/fuzz_fc
+FUZZ_FC_BASE := $(abspath $(BUILD)/tests/fuzz/fc-base.img)
+FUZZ_FC_SEEDS := $(BUILD)/tests/fuzz/fc-seeds
+$(FUZZ_FC): tests/fuzz/fuzz_fc.c $(LIB_SRCS) lib/internal.h lib/e2map.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) $(EXT2_CFLAGS) -Ilib -DFC_BASE='"$(FUZZ_FC_BASE)"' \
+		-o $@ tests/fuzz/fuzz_fc.c $(LIB_SRCS) $(LIB_LIBS)
+
+fuzz-fc-smoke: $(FUZZ_FC)
+	scripts/fuzz-fc-seeds.sh $(FUZZ_FC_BASE) $(FUZZ_FC_SEEDS)
+	@mkdir -p testdata/fuzz-fc
+	$(FUZZ_FC) -max_total_time=$${FUZZ_SECONDS:-60} -timeout=10 \
+		-rss_limit_mb=2048 -max_len=65536 $(FUZZ_FC_SEEDS) testdata/fuzz-fc
 
 # e2map_check_all's threads under ThreadSanitizer (Criterion's runner
 # cannot start under it, so the CLI runs check -j4 over the images).

@@ -5,7 +5,9 @@
  * (e2map_inode_check, as `e2map check`), the path table is built and read
  * and a few path lookups run, so any crash, hang or out-of-bounds read in
  * the mapping, directory or lookup code shows.  Each file opened is also
- * read (as `e2map cat`, its first MiB and its last 64 KiB).
+ * read (as `e2map cat`, its first MiB and its last 64 KiB).  A dirty
+ * journal is also replayed (the "replay" option: the log, then the fast
+ * commits, into memory) and the recovered image walked the same way.
  */
 #include <e2map.h>
 
@@ -78,6 +80,20 @@ static void lookups(e2map_t *m)
 	}
 }
 
+static void walk(const char *path, const char *options)
+{
+	e2map_paths_t *p = NULL;
+	e2map_t *m;
+
+	if (e2map_open(path, options, &m))
+		return;
+	e2map_paths_build(m, &p);
+	e2map_scan(m, visit, p);
+	e2map_paths_free(p);
+	lookups(m);
+	e2map_close(m);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
@@ -94,14 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    ftruncate(fd, (off_t)size > PAD ? (off_t)size : PAD))
 		return 0;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	if (e2map_open(path, NULL, &m) == 0) {
-		e2map_paths_t *p = NULL;
-
-		e2map_paths_build(m, &p);
-		e2map_scan(m, visit, p);
-		e2map_paths_free(p);
-		lookups(m);
-		e2map_close(m);
-	}
+	walk(path, NULL);
+	walk(path, "replay");
 	return 0;
 }
