@@ -10,16 +10,18 @@
  * to SEEK_DATA/SEEK_HOLE and FIEMAP it is the kernel's effect exactly:
  * the extents are edited as a list, with ext4_ext_insert_extent's merges,
  * ext4_ext_replay_update_ex's splits, ext4_ext_remove_space's cuts and
- * ext4_ext_replay_shrink_inode's merges, and a tree of depth 0 or a single
- * leaf is written back where the kernel keeps it.  Blocks the kernel
- * allocates during replay come from its simple allocator (the first free
- * block from the goal, outside the ranges the fast commits add), and the
- * bitmaps are set again for every inode the replay touched, as
+ * ext4_ext_replay_shrink_inode's merges, never across two leaves, and a
+ * tree of depth 0 or 1 is written back where the kernel keeps it.  Blocks
+ * the kernel allocates during replay come from its simple allocator (the
+ * first free block from the goal, outside the ranges the fast commits add
+ * and the blocks replayed inodes held), names go where ext4_add_entry puts
+ * them (inline, first fit, a new block, make_indexed_dir, do_split), and
+ * the bitmaps are set again for every inode the replay touched, as
  * ext4_fc_set_bitmaps_and_counters sets them.
  *
- * A deeper tree is written back whole, its index and leaf blocks taken
- * from the same allocator: its extents are the kernel's, the blocks that
- * hold them may not be.
+ * A deeper tree, or one whose leaf overflows, is written back whole, and
+ * a deeper htree is left to libext2fs: their extents and names are the
+ * kernel's, the blocks that hold them may not be.
  */
 #include "internal.h"
 
@@ -91,6 +93,13 @@ static int fcfail(int err, const char *what, uint32_t ino)
 			   ": %s: the kernel's mount fails", ino, what);
 }
 
+/* What e2map does not replay (the kernel does): refused, not guessed. */
+static int unsupported(const char *what, uint32_t ino)
+{
+	return e2map__fail(NULL, -EOPNOTSUPP, "fast-commit replay: inode %"
+			   PRIu32 ": %s: not replayed by e2map", ino, what);
+}
+
 static int code2err(errcode_t code, const char *what, uint32_t ino)
 {
 	return fcfail(code == EXT2_ET_NO_MEMORY ? -ENOMEM : -EIO, what, ino);
@@ -122,15 +131,16 @@ static uint64_t excluded_to(const struct fcr *r, uint64_t blk)
 /* The first block in [FROM, TO) free and in no fc region, or TO. */
 static blk64_t first_free(const struct fcr *r, blk64_t from, blk64_t to)
 {
-	blk64_t b = from, skip;
+	blk64_t ratio = EXT2FS_CLUSTER_RATIO(r->fs), b = from, skip;
 
 	while (b < to) {
 		if (ext2fs_find_first_zero_block_bitmap2(r->fs->block_map, b,
 							 to - 1, &b))
 			return to;
+		b &= ~(ratio - 1);	/* bigalloc: its cluster's first block */
 		if (!(skip = excluded_to(r, b)))
 			return b;
-		b = skip;
+		b = (skip + ratio - 1) & ~(ratio - 1);
 	}
 	return to;
 }
@@ -980,6 +990,39 @@ static int dir_write(struct fcr *r, ext2_ino_t dir, blk64_t pblk,
 }
 
 /*
+ * ext4_ext_map_blocks allocating block LBLK of DIR (tree in r->t): near
+ * the extent ext4_find_extent finds (ext4_ext_find_goal); on bigalloc a
+ * block of a cluster that extent already holds (get_implied_cluster_alloc),
+ * else a new cluster, at LBLK's offset in it.
+ */
+static int map_new(struct fcr *r, ext2_ino_t dir, uint32_t lblk, blk64_t *pblk)
+{
+	blk64_t ratio = EXT2FS_CLUSTER_RATIO(r->fs), off = lblk & (ratio - 1);
+	size_t i = find(&r->t, lblk);
+	const struct fx *x = i != NONE ? &r->t.x[i] : r->t.n ? r->t.x : NULL;
+	blk64_t goal, b;
+	int err;
+
+	if (x && off && (lblk / ratio == x->lblk / ratio ||
+			 lblk / ratio == (xend(x) - 1) / ratio)) {
+		b = lblk / ratio == (xend(x) - 1) / ratio ?
+		    x->pblk + x->len - 1 : x->pblk;
+		*pblk = (b & ~(ratio - 1)) + off;
+		return 0;
+	}
+	if (!x)
+		goal = inode_goal(r, dir);
+	else if (lblk > x->lblk)
+		goal = x->pblk + (lblk - x->lblk);
+	else
+		goal = x->pblk - (x->lblk - lblk);
+	if ((err = alloc_simple(r, goal - off, &b)) < 0)
+		return err;
+	*pblk = b + off;
+	return 0;
+}
+
+/*
  * ext4_append: a block at the end of the directory (inode in r->raw,
  * tree in r->t), allocated near the block before it.  Its bytes are the
  * caller's to write.
@@ -988,16 +1031,11 @@ static int dir_append(struct fcr *r, ext2_ino_t dir, uint32_t *lblk,
 		      blk64_t *pblk)
 {
 	uint64_t size = raw_size(r->raw);
-	size_t i;
-	blk64_t goal;
 	struct fx e;
 	int err;
 
 	*lblk = (uint32_t)(size >> (10 + r->fs->super->s_log_block_size));
-	i = find(&r->t, *lblk);
-	goal = i != NONE ? r->t.x[i].pblk + (*lblk - r->t.x[i].lblk) :
-	       inode_goal(r, dir);
-	if ((err = alloc_simple(r, goal, pblk)) < 0)
+	if ((err = map_new(r, dir, *lblk, pblk)) < 0)
 		return err;
 	e = (struct fx){ *lblk, 1, *pblk, false, 0 };
 	if ((err = insert(&r->t, &e)) < 0)
@@ -1009,11 +1047,11 @@ static int dir_append(struct fcr *r, ext2_ino_t dir, uint32_t *lblk,
 }
 
 /* ext4_find_dest_de and ext4_insert_dentry: the first entry with room. */
-static bool add_to_block(struct fcr *r, unsigned char *b,
-			 const struct dentry *d, uint16_t mode)
+static bool add_in(struct fcr *r, unsigned char *b, size_t room,
+		   const struct dentry *d, uint16_t mode)
 {
-	size_t room = r->fs->blocksize - csum_size(r), off = 0;
 	unsigned need = rec_len((unsigned)d->len), used;
+	size_t off = 0;
 	struct de e;
 
 	while (off + 12 <= room) {
@@ -1030,6 +1068,12 @@ static bool add_to_block(struct fcr *r, unsigned char *b,
 		off += e.rlen;
 	}
 	return false;
+}
+
+static bool add_to_block(struct fcr *r, unsigned char *b,
+			 const struct dentry *d, uint16_t mode)
+{
+	return add_in(r, b, r->fs->blocksize - csum_size(r), d, mode);
 }
 
 static int name_hash(struct fcr *r, int version, const char *name, int len,
@@ -1358,48 +1402,274 @@ out:
 	return err;
 }
 
-/* ext4_add_entry after the first try (libext2fs, first fit) found no room. */
+/* ---- inline directories (fs/ext4/inline.c) ---- */
+
+#define INLINE_MIN 60		/* EXT4_MIN_INLINE_DATA_SIZE: i_block */
+#define XATTR_MAGIC 0xea020000U
+#define XATTR_SYSTEM 7		/* EXT4_XATTR_INDEX_SYSTEM */
+
+static size_t xattr_len(unsigned name_len)	/* EXT4_XATTR_LEN */
+{
+	return (16 + name_len + 3) & ~(size_t)3;
+}
+
+static long xattr_size(long size)		/* EXT4_XATTR_SIZE */
+{
+	return (size + 3) & ~3L;
+}
+
+/*
+ * get_max_inline_xattr_value_size of the inode in r->raw: the bytes
+ * system.data may hold, the in-inode xattr space its neighbours leave.
+ */
+static long max_inline_value(const struct fcr *r)
+{
+	long isz = EXT2_INODE_SIZE(r->fs->super), extra, min_offs, free;
+	const unsigned char *first, *e, *data = NULL, *end = r->raw + isz;
+
+	if (isz <= EXT2_GOOD_OLD_INODE_SIZE)
+		return 0;
+	extra = le16(r->raw + EXT2_GOOD_OLD_INODE_SIZE);
+	if (EXT2_GOOD_OLD_INODE_SIZE + extra + 8 > isz)
+		return 0;
+	min_offs = isz - EXT2_GOOD_OLD_INODE_SIZE - extra - 4;
+	first = r->raw + EXT2_GOOD_OLD_INODE_SIZE + extra + 4;
+	if (le32(first - 4) != XATTR_MAGIC)
+		return xattr_size(min_offs - (long)xattr_len(4) - 3 - 4);
+	for (e = first; e + 4 <= end && le32(e); e += xattr_len(e[0])) {
+		if (e + xattr_len(e[0]) >= end)
+			return 0;
+		if (!le32(e + 4) && le32(e + 8) && le16(e + 2) < min_offs)
+			min_offs = le16(e + 2);
+		if (e[1] == XATTR_SYSTEM && e[0] == 4 && !memcmp(e + 16, "data", 4))
+			data = e;
+	}
+	free = min_offs - (long)(e - first) - 4;
+	if (data)
+		return free + xattr_size((long)le32(data + 8));
+	free -= (long)xattr_len(4);
+	return free > 3 ? xattr_size(free - 3) : 0;
+}
+
+static int inline_write(struct fcr *r, ext2_ino_t dir, unsigned char *buf,
+			size_t size)
+{
+	if (ext2fs_inline_data_set(r->fs, dir, NULL, buf, size) ||
+	    read_raw(r, dir) < 0)
+		return fcfail(-EIO, "writing an inline directory", dir);
+	put32(r->raw + 4, (uint32_t)size);
+	put32(r->raw + 108, 0);
+	return write_raw(r, dir);
+}
+
+/*
+ * ext4_xattr_set_entry clears the in-inode magic when the last xattr
+ * goes (so FIEMAP_FLAG_XATTR finds none); libext2fs leaves it.
+ */
+static void no_empty_xattrs(struct fcr *r)
+{
+	long isz = EXT2_INODE_SIZE(r->fs->super), extra;
+	unsigned char *hdr;
+
+	if (isz <= EXT2_GOOD_OLD_INODE_SIZE)
+		return;
+	extra = le16(r->raw + EXT2_GOOD_OLD_INODE_SIZE);
+	hdr = r->raw + EXT2_GOOD_OLD_INODE_SIZE + extra;
+	if (EXT2_GOOD_OLD_INODE_SIZE + extra + 8 <= isz &&
+	    le32(hdr) == XATTR_MAGIC && !le32(hdr + 4))
+		put32(hdr, 0);
+}
+
+/* ext4_update_final_de: the last entry of [B, B + OLD) reaches B + NEW. */
+static void final_de(unsigned char *b, size_t old, size_t new)
+{
+	size_t off = 0, prev = 0;
+
+	while (off < old && le16(b + off + 4) >= 12) {
+		prev = off;
+		off += le16(b + off + 4);
+	}
+	put16(b + prev + 4, (unsigned)(le16(b + prev + 4) + new - old));
+}
+
+/*
+ * ext4_convert_inline_data_nolock for a directory: system.data goes, the
+ * entries move to a new block 0 after "." and "..", the tree is an empty
+ * extent root plus that block.
+ */
+static int inline_to_block(struct fcr *r, ext2_ino_t dir,
+			   const unsigned char *buf, size_t size)
+{
+	size_t bs = r->fs->blocksize, cs = csum_size(r);
+	struct ext2_xattr_handle *h = NULL;
+	unsigned char *blk;
+	struct dentry dot = { dir, dir, ".", 1 }, dotdot = { dir, 0, "..", 2 };
+	struct fx e;
+	blk64_t b;
+	int err;
+
+	if (ext2fs_xattrs_open(r->fs, dir, &h) || ext2fs_xattrs_read(h) ||
+	    ext2fs_xattr_remove(h, "system.data") || ext2fs_xattrs_write(h)) {
+		ext2fs_xattrs_close(&h);
+		return fcfail(-EIO, "removing inline data", dir);
+	}
+	ext2fs_xattrs_close(&h);
+	if (read_raw(r, dir) < 0)
+		return fcfail(-EIO, "reading the directory", dir);
+	no_empty_xattrs(r);
+	put32(r->raw + 32, (raw_flags(r->raw) & ~EXT4_INLINE_DATA_FL) |
+			   EXT4_EXTENTS_FL);
+	memset(r->raw + I_BLOCK, 0, INLINE_MIN);
+	r->t.n = r->t.nnodes = r->t.nleaves = 0;
+	r->t.depth = 0;
+	if ((err = alloc_simple(r, inode_goal(r, dir), &b)) < 0)
+		return err;
+	e = (struct fx){ 0, 1, b, false, 0 };
+	if ((err = insert(&r->t, &e)) < 0)
+		return err;
+	put32(r->raw + 4, (uint32_t)bs);
+	put32(r->raw + 108, 0);
+	if ((err = tree_write(r, dir)) < 0 || !(blk = calloc(1, bs)))
+		return err < 0 ? err : -ENOMEM;
+	dotdot.ino = le32(buf);
+	de_put(r, blk, 0, &dot, DOT_LEN, LINUX_S_IFDIR);
+	de_put(r, blk, DOT_LEN, &dotdot, DOT_LEN, LINUX_S_IFDIR);
+	memcpy(blk + 2 * DOT_LEN, buf + 4, size - 4);
+	final_de(blk, size - 4 + 2 * DOT_LEN, bs - cs);
+	err = dir_write(r, dir, b, blk);
+	free(blk);
+	return err;
+}
+
+/*
+ * ext4_try_add_inline_entry: the first entry with room in i_block, then
+ * in system.data (grown to all the inode's free xattr space when it held
+ * nothing, ext4_update_inline_dir); else the directory becomes a block
+ * and 1 says so: the name then goes in as in any directory of blocks.
+ */
+static int inline_add(struct fcr *r, const struct dentry *d, uint16_t mode)
+{
+	ext2_filsys fs = r->fs;
+	unsigned char *buf = NULL, *grown;
+	size_t size = 0;
+	long more;
+	int err;
+
+	if (ext2fs_inline_data_size(fs, d->parent, &size) || size < INLINE_MIN ||
+	    !(buf = malloc(size)) ||
+	    ext2fs_inline_data_get(fs, d->parent, NULL, buf, &size)) {
+		free(buf);
+		return fcfail(-EUCLEAN, "a bad inline directory", d->parent);
+	}
+	if (add_in(r, buf + 4, INLINE_MIN - 4, d, mode) ||
+	    add_in(r, buf + INLINE_MIN, size - INLINE_MIN, d, mode)) {
+		err = inline_write(r, d->parent, buf, size);
+		goto out;
+	}
+	if (size == INLINE_MIN && (err = read_raw(r, d->parent)) == 0 &&
+	    (more = max_inline_value(r)) > DOT_LEN) {
+		if (!(grown = realloc(buf, INLINE_MIN + (size_t)more))) {
+			err = -ENOMEM;
+			goto out;
+		}
+		buf = grown;
+		memset(buf + INLINE_MIN, 0, (size_t)more);
+		put16(buf + INLINE_MIN + 4, (unsigned)more);
+		size = INLINE_MIN + (size_t)more;
+		if (add_in(r, buf + INLINE_MIN, (size_t)more, d, mode)) {
+			err = inline_write(r, d->parent, buf, size);
+			goto out;
+		}
+		if ((err = inline_write(r, d->parent, buf, size)) < 0)
+			goto out;
+	}
+	err = inline_to_block(r, d->parent, buf, size);
+	if (!err)
+		err = 1;
+out:
+	free(buf);
+	return err;
+}
+
+/*
+ * ext4_add_entry's linear walk: the first block with room (1), or none
+ * (0): then a one-block directory becomes an htree (make_indexed_dir,
+ * with dir_index), a longer one gets a new block at its end.
+ */
+static int linear_add(struct fcr *r, const struct dentry *d, uint16_t mode)
+{
+	uint64_t blocks = raw_size(r->raw) >>
+			  (10 + r->fs->super->s_log_block_size), b;
+	unsigned char *buf = malloc(r->fs->blocksize);
+	blk64_t pblk;
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (b = 0; b < blocks && !err; b++) {
+		if ((err = dir_block(r, d->parent, (uint32_t)b, &pblk,
+				     buf)) < 0)
+			break;
+		if (add_to_block(r, buf, d, mode))
+			err = dir_write(r, d->parent, pblk, buf) < 0 ? -EIO : 1;
+	}
+	free(buf);
+	return err;
+}
+
+static int casefolded(struct fcr *r, ext2_ino_t dir)
+{
+	return raw_flags(r->raw) & EXT4_CASEFOLD_FL ?
+	       unsupported("an htree of casefolded names", dir) : 0;
+}
+
+/* ext4_add_entry after the linear walk found no room. */
 static int add_grown(struct fcr *r, const struct dentry *d, uint16_t mode)
 {
-	uint64_t blocks;
-	unsigned char *root;
+	uint64_t blocks = raw_size(r->raw) >>
+			  (10 + r->fs->super->s_log_block_size);
+	unsigned char *buf = malloc(r->fs->blocksize);
 	blk64_t pblk;
 	uint32_t lblk;
 	int err;
 
-	if (read_raw(r, d->parent) < 0 || (err = tree_read(r, d->parent)) < 0)
-		return fcfail(-EIO, "reading the directory", d->parent);
-	if (raw_flags(r->raw) & EXT2_INDEX_FL)
-		return fcfail(-ENOSPC, "a full htree", d->parent);
-	blocks = raw_size(r->raw) >> (10 + r->fs->super->s_log_block_size);
-	if (blocks != 1 || !ext2fs_has_feature_dir_index(r->fs->super) ||
-	    ext2fs_has_feature_casefold(r->fs->super)) {
-		if ((err = dir_append(r, d->parent, &lblk, &pblk)) < 0)
-			return err;
-		return 1;	/* libext2fs finds the new block's room */
-	}
-	if (!(root = malloc(r->fs->blocksize)))
+	if (!buf)
 		return -ENOMEM;
-	err = dir_block(r, d->parent, 0, &pblk, root);
-	if (!err)
-		err = make_indexed(r, d, mode, root, pblk);
-	free(root);
+	if (blocks == 1 && ext2fs_has_feature_dir_index(r->fs->super)) {
+		if ((err = casefolded(r, d->parent)) == 0 &&
+		    (err = dir_block(r, d->parent, 0, &pblk, buf)) == 0)
+			err = make_indexed(r, d, mode, buf, pblk);
+	} else if ((err = dir_append(r, d->parent, &lblk, &pblk)) == 0) {
+		memset(buf, 0, r->fs->blocksize);
+		put16(buf + 4, r->fs->blocksize - csum_size(r));
+		add_to_block(r, buf, d, mode);
+		err = dir_write(r, d->parent, pblk, buf);
+	}
+	free(buf);
 	return err;
 }
 
-/* ext4_add_entry: an htree's leaf, else the first block with room. */
+/* ext4_add_entry: inline, an htree's leaf, else the first block with room. */
 static int add_entry(struct fcr *r, const struct dentry *d, uint16_t mode)
 {
 	unsigned char *root = NULL;
 	bool done = false;
 	blk64_t pblk;
 	errcode_t code;
-	int err = 0;
+	int err;
 
-	if (read_raw(r, d->parent) < 0 || (err = tree_read(r, d->parent)) < 0)
+	if (read_raw(r, d->parent) < 0)
 		return fcfail(-EIO, "reading the directory", d->parent);
+	if ((raw_flags(r->raw) & EXT4_INLINE_DATA_FL) &&
+	    ((err = inline_add(r, d, mode)) <= 0 || read_raw(r, d->parent) < 0))
+		return err <= 0 ? err : fcfail(-EIO, "reading the directory",
+					       d->parent);
+	if ((err = tree_read(r, d->parent)) < 0)
+		return err;
 	if ((raw_flags(r->raw) & EXT2_INDEX_FL) &&
 	    ext2fs_has_feature_dir_index(r->fs->super)) {
+		if ((err = casefolded(r, d->parent)) < 0)
+			return err;
 		if (!(root = malloc(r->fs->blocksize)))
 			return -ENOMEM;
 		if ((err = dir_block(r, d->parent, 0, &pblk, root)) == 0)
@@ -1407,15 +1677,13 @@ static int add_entry(struct fcr *r, const struct dentry *d, uint16_t mode)
 		free(root);
 		if (err < 0 || done)
 			return err;
-	}
-	code = ext2fs_link(r->fs, d->parent, d->name, d->ino, file_type(mode));
-	if (code == EXT2_ET_DIR_NO_SPACE) {
-		if ((err = add_grown(r, d, mode)) <= 0)
-			return err;
 		code = ext2fs_link(r->fs, d->parent, d->name, d->ino,
 				   file_type(mode));
+		return code ? code2err(code, "adding a name", d->parent) : 0;
 	}
-	return code ? code2err(code, "adding a name", d->parent) : 0;
+	if ((err = linear_add(r, d, mode)) != 0)
+		return err < 0 ? err : 0;
+	return add_grown(r, d, mode);
 }
 
 static int set_links(struct fcr *r, ext2_ino_t ino, int delta)
@@ -1493,6 +1761,25 @@ static int unlink_tag(struct fcr *r, const unsigned char *v, unsigned vlen)
 	return links ? write_raw(r, d.ino) : evict(r, d.ino);
 }
 
+/*
+ * ext4_try_create_inline_dir, for an inode the replay made inline: the
+ * parent's number, then one empty entry over the rest of i_block.
+ */
+static int inline_new_dir(struct fcr *r, const struct dentry *d)
+{
+	unsigned char *ib = r->raw + I_BLOCK;
+
+	if (max_inline_value(r) <= 0)
+		return unsupported("a new inline directory without room", d->ino);
+	put32(ib, d->parent);
+	put32(ib + 4, 0);
+	put16(ib + 8, INLINE_MIN - 4);
+	put32(r->raw + 4, INLINE_MIN);
+	put32(r->raw + 108, 0);
+	put16(r->raw + 26, 2);
+	return write_raw(r, d->ino);
+}
+
 /* ext4_init_new_dir: "." and ".." in block 0 of an empty directory. */
 static int init_new_dir(struct fcr *r, const struct dentry *d)
 {
@@ -1501,10 +1788,11 @@ static int init_new_dir(struct fcr *r, const struct dentry *d)
 	char *buf;
 	int err;
 
-	if (ext2fs_has_feature_inline_data(r->fs->super))
-		return fcfail(-EOPNOTSUPP, "a directory created on an "
-			      "inline_data filesystem", d->ino);
-	if (read_raw(r, d->ino) < 0 || (err = tree_read(r, d->ino)) < 0)
+	if (read_raw(r, d->ino) < 0)
+		return 0;
+	if (raw_flags(r->raw) & EXT4_INLINE_DATA_FL)
+		return inline_new_dir(r, d);
+	if ((err = tree_read(r, d->ino)) < 0)
 		return 0;
 	if (lookup(&r->t, 0, 1, &m)) {
 		b = m.pblk;
