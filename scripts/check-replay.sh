@@ -13,8 +13,12 @@
 #
 #   scripts/check-replay.sh [N]
 #
-# Env: PROBE (tests/probe), SEED (random; printed, reuse it to repeat a
-# run), KEEP=1 keeps passing images too.  Failing images stay under
+# What e2map refuses to replay (EOPNOTSUPP: an inline directory that must
+# grow, a casefolded htree; see the README) is counted apart, with its
+# reason, not as a difference.
+#
+# Env: PROBE (tests/probe), E2MAP (cmd/e2map), SEED (random; printed, reuse
+# it to repeat a run), KEEP=1 keeps passing images too.  Failing images stay under
 # /tmp/e2map-check-replay.*/.
 set -uo pipefail
 export LC_ALL=C
@@ -22,6 +26,7 @@ export LC_ALL=C
 n=${1:-20}
 here=$(cd "$(dirname "$0")" && pwd)
 probe=${PROBE:-$here/../tests/probe}
+e2map=${E2MAP:-$here/../cmd/e2map}
 seed=${SEED:-$(( $(date +%s) % 100000 ))}
 
 if [ "$(id -u)" != 0 ]; then
@@ -52,11 +57,14 @@ random_mkfs() {
 	chance 50 && feats+=("64bit") || feats+=("^64bit")
 	chance 60 && feats+=("metadata_csum") || feats+=("^metadata_csum")
 	chance 15 && feats+=("^dir_index")
+	chance 20 && feats+=("inline_data")
+	chance 15 && feats+=("bigalloc")
 	o=$(IFS=,; echo "${feats[*]}")
 	# A fast-commit area of 1/16 of the journal, so that a few dozen
 	# fast commits fit before the kernel falls back to a full commit.
 	mkfs_args=(-q -F -t ext4 -b "$bsz" -E nodiscard -O "$o"
 		   -J "size=4,fast_commit_size=$((256 * bsz / 1024))")
+	case ",$o," in *,bigalloc,*) mkfs_args+=(-C $((bsz * (RANDOM % 2 ? 4 : 16)))) ;; esac
 	fsdesc="ext4 bs=$bsz $o"
 }
 
@@ -118,7 +126,7 @@ change() {
 	xfs_io -c fsync "$f" >/dev/null 2>&1 || true
 }
 
-passed=0 failed=0 total_calls=0 refused=0
+passed=0 failed=0 total_calls=0 refused=0 unsupported=0
 for ((i = 1; i <= n; i++)); do
 	d=$work/$i
 	mkdir -p "$d/mnt"
@@ -164,6 +172,12 @@ for ((i = 1; i <= n; i++)); do
 		ncalls=$(grep -cE '^(open|lseek|fiemap) ' "$d/expected")
 		"$probe" --image "$img" --options replay < "$d/expected" > "$d/got" 2>"$d/probe.log"
 		diff -u "$d/expected" "$d/got" > "$d/calls.diff" || bad=1
+		if [ $bad = 1 ] && grep -q ': Operation not supported$' "$d/probe.log"; then
+			unsupported=$((unsupported + 1))
+			echo "image $i: not replayed by e2map ($fsdesc): $("$e2map" check -q --replay "$img" 2>&1 | head -n 1 | sed 's/.*fast-commit replay: //')"
+			rm -rf "$d"
+			continue
+		fi
 	fi
 	total_calls=$((total_calls + ncalls))
 	if [ $bad = 0 ]; then
@@ -177,6 +191,6 @@ for ((i = 1; i <= n; i++)); do
 	fi
 done
 rmdir "$work" 2>/dev/null || true
-echo "compared: $total_calls calls after replay, $refused refusals"
+echo "compared: $total_calls calls after replay, $refused refusals as the kernel's; $unsupported images e2map does not replay"
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

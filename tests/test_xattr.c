@@ -224,6 +224,7 @@ Test(xattr, dirty_fc_1k) { compare("dirty-fc-1k"); }
 Test(xattr, dirty_fc_4k) { compare("dirty-fc-4k"); }
 Test(xattr, dirty_fc_badfirst_4k) { compare("dirty-fc-badfirst-4k"); }
 Test(xattr, dirty_fc_badlast_4k) { compare("dirty-fc-badlast-4k"); }
+Test(xattr, dirty_fc_inline_4k) { compare("dirty-fc-inline-4k"); }
 Test(xattr, ext2_1k) { compare("ext2-1k"); }
 Test(xattr, ext2_4k) { compare("ext2-4k"); }
 Test(xattr, ext3_1k) { compare("ext3-1k"); }
