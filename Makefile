@@ -83,7 +83,7 @@ PROBE := $(BUILD)/tests/probe
 RUNNER := $(BUILD)/tests/runner
 PC := $(BUILD)/e2map.pc
 
-.PHONY: all run test check check-install check-kernel install uninstall clean deps fuzz-smoke fuzz-seeds fuzz-disk-smoke fuzz-fc-smoke tsan-smoke bench FORCE
+.PHONY: all run test check check-install check-kernel check-replay install uninstall clean deps fuzz-smoke fuzz-seeds fuzz-disk-smoke fuzz-fc-smoke tsan-smoke bench FORCE
 all: $(LIBA) $(LIBSO) $(E2MAP) $(PC)
 
 # Objects depend on the flags that built them: another CC, CFLAGS or
@@ -184,6 +184,10 @@ check-install: all
 
 check-kernel: all $(PROBE)
 	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) scripts/check-kernel.sh $(CHECK_KERNEL_IMAGES)
+
+# --replay against the kernel's journal recovery on random dirty images.
+check-replay: all $(PROBE)
+	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) scripts/check-replay.sh $(CHECK_REPLAY_IMAGES)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
