@@ -1294,6 +1294,22 @@ static int write_split(struct fcr *r, ext2_ino_t dir, struct split *a,
 	       fcfail(-EIO, "writing a directory index", dir) : 0;
 }
 
+/* do_split, then the name after the last entry of its half; all written. */
+static int split_add(struct fcr *r, const struct dentry *d, uint16_t mode,
+		     struct split *a, struct split *b, unsigned char *node,
+		     unsigned at, int version, uint32_t hash,
+		     unsigned char *root, blk64_t root_pblk)
+{
+	size_t last;
+	int err;
+
+	if ((err = do_split(r, d->parent, a, b, node, at, version, hash,
+			    &last)) < 0)
+		return err;
+	add_after(r, a->buf, last, d, mode);
+	return write_split(r, d->parent, a, b, root_pblk, root);
+}
+
 static int two_blocks(struct fcr *r, struct split *a, struct split *b)
 {
 	a->buf = malloc(r->fs->blocksize);
@@ -1315,7 +1331,6 @@ static int dx_add(struct fcr *r, const struct dentry *d, uint16_t mode,
 	int version = root[DX_INFO + 4];
 	struct split a = { 0 }, b = { 0 };
 	uint32_t hash;
-	size_t last;
 	int err;
 
 	*done = false;
@@ -1335,11 +1350,8 @@ static int dx_add(struct fcr *r, const struct dentry *d, uint16_t mode,
 		err = dir_write(r, d->parent, a.pblk, a.buf);
 		goto out;
 	}
-	if ((err = do_split(r, d->parent, &a, &b, node, at, version, hash,
-			    &last)) < 0)
-		goto out;
-	add_after(r, a.buf, last, d, mode);
-	err = write_split(r, d->parent, &a, &b, root_pblk, root);
+	err = split_add(r, d, mode, &a, &b, node, at, version, hash, root,
+			root_pblk);
 out:
 	free(a.buf);
 	free(b.buf);
@@ -1357,7 +1369,6 @@ static int make_indexed(struct fcr *r, const struct dentry *d, uint16_t mode,
 	int version = r->fs->super->s_def_hash_version;
 	struct split a = { 0 }, b = { 0 };
 	uint32_t lblk, hash;
-	size_t last;
 	int err;
 
 	from = le16(root + 4);
@@ -1389,13 +1400,10 @@ static int make_indexed(struct fcr *r, const struct dentry *d, uint16_t mode,
 					     (cs ? DX_TAIL : 0)) / 8));
 	put16(root + DX_ENTRIES + 2, 1);
 	put32(root + DX_ENTRIES + 4, lblk);
-	if ((err = write_raw(r, d->parent)) < 0 ||
-	    (err = name_hash(r, version, d->name, d->len, &hash)) < 0 ||
-	    (err = do_split(r, d->parent, &a, &b, root + DX_ENTRIES, 0,
-			    version, hash, &last)) < 0)
-		goto out;
-	add_after(r, a.buf, last, d, mode);
-	err = write_split(r, d->parent, &a, &b, root_pblk, root);
+	if ((err = write_raw(r, d->parent)) == 0 &&
+	    (err = name_hash(r, version, d->name, d->len, &hash)) == 0)
+		err = split_add(r, d, mode, &a, &b, root + DX_ENTRIES, 0,
+				version, hash, root, root_pblk);
 out:
 	free(a.buf);
 	free(b.buf);

@@ -268,15 +268,26 @@ static errcode_t read_bytes(io_channel ch, uint64_t off, size_t len,
 	return EXT2_ET_SHORT_READ;
 }
 
+/* libext2fs's COUNT: blocks, or bytes when negative. */
+static errcode_t span(io_channel ch, unsigned long long block, int count,
+		      uint64_t *off, size_t *len)
+{
+	*len = count < 0 ? (size_t)-(long)count
+			 : (size_t)count * (size_t)ch->block_size;
+	if (block > UINT64_MAX / (uint64_t)ch->block_size)
+		return EXT2_ET_LLSEEK_FAILED;
+	*off = block * (uint64_t)ch->block_size;
+	return 0;
+}
+
 static errcode_t read_blk64(io_channel ch, unsigned long long block,
 			    int count, void *data)
 {
-	size_t len = count < 0 ? (size_t)-(long)count
-			       : (size_t)count * (size_t)ch->block_size;
+	uint64_t off;
+	size_t len;
 
-	if (block > UINT64_MAX / (uint64_t)ch->block_size)
-		return EXT2_ET_LLSEEK_FAILED;
-	return read_bytes(ch, block * (uint64_t)ch->block_size, len, data);
+	return span(ch, block, count, &off, &len) ? EXT2_ET_LLSEEK_FAILED :
+	       read_bytes(ch, off, len, data);
 }
 
 static errcode_t read_blk(io_channel ch, unsigned long block, int count,
@@ -349,12 +360,11 @@ static errcode_t write_bytes(io_channel ch, uint64_t off, size_t len,
 static errcode_t write_blk64(io_channel ch, unsigned long long block,
 			     int count, const void *data)
 {
-	size_t len = count < 0 ? (size_t)-(long)count
-			       : (size_t)count * (size_t)ch->block_size;
+	uint64_t off;
+	size_t len;
 
-	if (block > UINT64_MAX / (uint64_t)ch->block_size)
-		return EXT2_ET_LLSEEK_FAILED;
-	return write_bytes(ch, block * (uint64_t)ch->block_size, len, data);
+	return span(ch, block, count, &off, &len) ? EXT2_ET_LLSEEK_FAILED :
+	       write_bytes(ch, off, len, data);
 }
 
 static errcode_t write_blk(io_channel ch, unsigned long block, int count,
