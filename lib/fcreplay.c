@@ -107,14 +107,33 @@ static int code2err(errcode_t code, const char *what, uint32_t ino)
 
 /* ---- bitmaps and the replay's allocator ---- */
 
-/* ext4_mb_mark_bb: only the bits that change move the counts. */
+/*
+ * ext4_mb_mark_bb: ceil(LEN / cluster) clusters from BLK's cluster, group
+ * by group (on bigalloc an unaligned range leaves its last cluster as it
+ * was: the kernel's count, kept).  Only the bits that change move the
+ * counts.
+ */
 static void mark_bb(struct fcr *r, uint64_t blk, uint64_t len, bool on)
 {
-	blk64_t end = ext2fs_blocks_count(r->fs->super);
+	ext2_filsys fs = r->fs;
+	blk64_t ratio = EXT2FS_CLUSTER_RATIO(fs), end = ext2fs_blocks_count(fs->super);
+	blk64_t bpg = fs->super->s_blocks_per_group, first, c, n, part;
 
-	for (; len && blk < end; blk++, len--)
-		if (!ext2fs_test_block_bitmap2(r->fs->block_map, blk) != !on)
-			ext2fs_block_alloc_stats2(r->fs, blk, on ? 1 : -1);
+	while (len && blk < end && blk >= fs->super->s_first_data_block) {
+		first = ext2fs_group_first_block2(fs, ext2fs_group_of_blk2(fs, blk));
+		c = (blk - first) / ratio;	/* the cluster in its group */
+		part = bpg - c * ratio;
+		part = len < part ? len : part;
+		for (n = 0; n < (part + ratio - 1) / ratio; n++) {
+			blk64_t b = first + (c + n) * ratio;
+
+			if (b < end && !ext2fs_test_block_bitmap2(fs->block_map,
+								  b) != !on)
+				ext2fs_block_alloc_stats2(fs, b, on ? 1 : -1);
+		}
+		blk += part;
+		len -= part;
+	}
 }
 
 /* The end of the fc region holding BLK, or 0: none holds it. */
@@ -329,9 +348,12 @@ static void try_to_merge(struct tree *t, size_t i)
 		merge_right(t, i);
 }
 
+static int make_room(struct fcr *r, const struct fx *e, unsigned *leaf);
+
 /* ext4_ext_insert_extent of E into a hole: append, prepend, or a new one. */
-static int insert(struct tree *t, const struct fx *e)
+static int insert(struct fcr *r, const struct fx *e)
 {
+	struct tree *t = &r->t;
 	size_t i = find(t, e->lblk), ex = i != NONE ? i : t->n ? 0 : NONE;
 	int err;
 
@@ -347,7 +369,8 @@ static int insert(struct tree *t, const struct fx *e)
 		/* ext4_find_extent's leaf: the one holding I, else the first */
 		n.leaf = i != NONE ? t->x[i].leaf : t->n ? t->x[0].leaf : 0;
 		ex = i == NONE ? 0 : i + 1;
-		if ((err = put_at(t, ex, &n)) < 0)
+		if ((err = make_room(r, e, &n.leaf)) < 0 ||
+		    (err = put_at(t, ex, &n)) < 0)
 			return err;
 	}
 	try_to_merge(t, ex);
@@ -685,6 +708,58 @@ static size_t leaves_used(const struct tree *t)
 	return n;
 }
 
+/* The extents of leaf LEAF: how many, and the first (they are consecutive). */
+static size_t leaf_span(const struct tree *t, unsigned leaf, size_t *first)
+{
+	size_t k, n = 0;
+
+	*first = NONE;
+	for (k = 0; k < t->n; k++)
+		if (t->x[k].leaf == leaf && !n++)
+			*first = k;
+	return n;
+}
+
+/*
+ * ext4_ext_insert_extent meeting a full leaf of a depth-1 tree: an extent
+ * past its last goes into the next leaf while that has room; else
+ * ext4_ext_split moves the extents after the one ext4_find_extent found
+ * into a new leaf (allocated near it), whose border is the first of them,
+ * or the new extent.  *LEAF is where the new extent goes.  A root full of
+ * leaves grows in depth: the tree is then written back whole.
+ */
+static int make_room(struct fcr *r, const struct fx *e, unsigned *leaf)
+{
+	struct tree *t = &r->t;
+	size_t first, n = leaf_span(t, *leaf, &first), last, p, k, f2;
+	uint32_t border;
+	blk64_t goal, b;
+	int err;
+
+	if (t->depth != 1 || n < node_max(r))
+		return 0;
+	last = first + n - 1;
+	if (e->lblk > t->x[last].lblk && last + 1 < t->n &&
+	    leaf_span(t, t->x[last + 1].leaf, &f2) < node_max(r)) {
+		*leaf = t->x[last + 1].leaf;
+		return 0;
+	}
+	if (leaves_used(t) >= ROOT_MAX)
+		return 0;
+	p = find(t, e->lblk);
+	p = p == NONE || p < first ? first : p > last ? last : p;
+	goal = e->lblk > t->x[p].lblk ? t->x[p].pblk + (e->lblk - t->x[p].lblk)
+				      : t->x[p].pblk - (t->x[p].lblk - e->lblk);
+	if ((err = alloc_simple(r, goal, &b)) < 0 || (err = add_node(t, b)) < 0)
+		return err;
+	border = p < last ? t->x[p + 1].lblk : e->lblk;
+	for (k = p + 1; k <= last; k++)
+		t->x[k].leaf = (unsigned)(t->nnodes - 1);
+	if (e->lblk >= border)
+		*leaf = (unsigned)(t->nnodes - 1);
+	return 0;
+}
+
 /*
  * A depth-1 tree edited in place: each leaf in its own block, an emptied
  * leaf freed with its index entry (ext4_ext_rm_idx).  0 when a leaf
@@ -693,32 +768,38 @@ static size_t leaves_used(const struct tree *t)
 static int write_leaves(struct fcr *r, ext2_ino_t ino)
 {
 	struct tree *t = &r->t;
-	unsigned char *root = r->raw + I_BLOCK;
-	size_t k, from = 0, n, used = 0;
+	unsigned char *root = r->raw + I_BLOCK, *seen;
+	size_t k, from, used = 0;
 	unsigned leaf;
-	int err;
+	int err = 1;
 
-	for (k = 0; k < t->n; k = from) {
+	if (!(seen = calloc(t->nnodes + 1, 1)))
+		return -ENOMEM;
+	for (k = 0; k < t->n && err > 0; k = from) {
 		for (from = k; from < t->n && t->x[from].leaf == t->x[k].leaf;)
 			from++;
-		if (from - k > node_max(r) || t->x[k].leaf >= t->nnodes)
-			return 0;
+		leaf = t->x[k].leaf;
+		if (from - k > node_max(r) || leaf >= t->nnodes || seen[leaf] ||
+		    used++ == ROOT_MAX)
+			err = 0;
+		else
+			seen[leaf] = 1;
 	}
-	for (leaf = 0, k = 0; leaf < t->nnodes; leaf++) {
-		for (n = 0; k + n < t->n && t->x[k + n].leaf == leaf;)
-			n++;
-		if (!n) {
+	for (leaf = 0; leaf < t->nnodes && err > 0; leaf++)
+		if (!seen[leaf])
 			mark_bb(r, t->nodes[leaf], 1, false);
-			continue;
-		}
-		if ((err = write_leaf(r, ino, t->nodes[leaf], k, n)) < 0)
-			return err;
-		put_index(root + 12 + 12 * used++, t->x[k].lblk,
-			  t->nodes[leaf]);
-		k += n;
+	for (used = 0, k = 0; k < t->n && err > 0; k = from, used++) {
+		for (from = k; from < t->n && t->x[from].leaf == t->x[k].leaf;)
+			from++;
+		leaf = t->x[k].leaf;
+		if ((err = write_leaf(r, ino, t->nodes[leaf], k, from - k)) == 0)
+			err = 1;
+		put_index(root + 12 + 12 * used, t->x[k].lblk, t->nodes[leaf]);
 	}
-	put_header(root, (unsigned)used, ROOT_MAX, 1);
-	return 1;
+	if (err > 0)
+		put_header(root, (unsigned)used, ROOT_MAX, 1);
+	free(seen);
+	return err;
 }
 
 /*
@@ -806,7 +887,7 @@ static int add_range(struct fcr *r, const unsigned char *v)
 
 		if (!lookup(&r->t, cur, rem, &m)) {
 			e = (struct fx){ cur, m.len, want, unwritten, 0 };
-			err = insert(&r->t, &e);
+			err = insert(r, &e);
 		} else if (m.pblk != want) {
 			err = update_ex(&r->t, cur, m.len, unwritten, want);
 			mark_bb(r, m.pblk, m.len, false);
@@ -970,13 +1051,15 @@ static int dir_block(struct fcr *r, ext2_ino_t dir, uint32_t lblk,
 		     blk64_t *pblk, unsigned char *buf)
 {
 	struct fx m;
+	errcode_t code;
 
 	if (!lookup(&r->t, lblk, 1, &m) || m.unwritten)
 		return fcfail(-EUCLEAN, "a directory block not mapped", dir);
 	*pblk = m.pblk;
-	if (ext2fs_read_dir_block4(r->fs, m.pblk, buf, 0, dir))
-		return fcfail(-EUCLEAN, "a bad directory block", dir);
-	return 0;
+	code = ext2fs_read_dir_block4(r->fs, m.pblk, buf, 0, dir);
+	if (code == EXT2_ET_DIR_CSUM_INVALID)
+		return fcfail(-EBADMSG, "directory block failed checksum", dir);
+	return code ? fcfail(-EUCLEAN, "a bad directory block", dir) : 0;
 }
 
 static int dir_write(struct fcr *r, ext2_ino_t dir, blk64_t pblk,
@@ -1038,7 +1121,7 @@ static int dir_append(struct fcr *r, ext2_ino_t dir, uint32_t *lblk,
 	if ((err = map_new(r, dir, *lblk, pblk)) < 0)
 		return err;
 	e = (struct fx){ *lblk, 1, *pblk, false, 0 };
-	if ((err = insert(&r->t, &e)) < 0)
+	if ((err = insert(r, &e)) < 0)
 		return err;
 	size += r->fs->blocksize;
 	put32(r->raw + 4, (uint32_t)size);
@@ -1317,6 +1400,28 @@ static int two_blocks(struct fcr *r, struct split *a, struct split *b)
 	return a->buf && b->buf ? 0 : -ENOMEM;
 }
 
+/* dx_probe's checks of the root: true where it finds ERR_BAD_DX_DIR. */
+static bool dx_root_bad(const struct fcr *r, const unsigned char *root)
+{
+	size_t bs = r->fs->blocksize, ilen = root[DX_INFO + 5], limit;
+	unsigned version = root[DX_INFO + 4], count, k;
+	unsigned levels = ext2fs_has_feature_largedir(r->fs->super) ? 3 : 2;
+
+	if ((version != EXT2_HASH_LEGACY && version != EXT2_HASH_HALF_MD4 &&
+	     version != EXT2_HASH_TEA) || (root[DX_INFO + 7] & 1) ||
+	    root[DX_INFO + 6] >= levels || DX_INFO + ilen + 8 > bs)
+		return true;
+	limit = (bs - DX_INFO - ilen - (csum_size(r) ? DX_TAIL : 0)) / 8;
+	count = le16(root + DX_INFO + ilen + 2);
+	if (le16(root + DX_INFO + ilen) != limit || !count || count > limit)
+		return true;
+	for (k = 0; k < count; k++)	/* a tree cycle back to the root */
+		if (!(le32(root + DX_INFO + ilen + 8 * k + 4) & 0x0fffffff) &&
+		    !root[DX_INFO + 6])
+			return true;
+	return false;
+}
+
 /*
  * ext4_dx_add_entry for a one-level htree whose root has room: the leaf
  * the hash picks, split when full.  *DONE is false where it does not
@@ -1533,7 +1638,7 @@ static int inline_to_block(struct fcr *r, ext2_ino_t dir,
 	if ((err = alloc_simple(r, inode_goal(r, dir), &b)) < 0)
 		return err;
 	e = (struct fx){ 0, 1, b, false, 0 };
-	if ((err = insert(&r->t, &e)) < 0)
+	if ((err = insert(r, &e)) < 0)
 		return err;
 	put32(r->raw + 4, (uint32_t)bs);
 	put32(r->raw + 108, 0);
@@ -1631,8 +1736,12 @@ static int casefolded(struct fcr *r, ext2_ino_t dir)
 	       unsupported("an htree of casefolded names", dir) : 0;
 }
 
-/* ext4_add_entry after the linear walk found no room. */
-static int add_grown(struct fcr *r, const struct dentry *d, uint16_t mode)
+/*
+ * ext4_add_entry after the linear walk found no room; FELL_BACK: the
+ * htree index was dropped on the way (dx_fallback), none is made again.
+ */
+static int add_grown(struct fcr *r, const struct dentry *d, uint16_t mode,
+		     bool fell_back)
 {
 	uint64_t blocks = raw_size(r->raw) >>
 			  (10 + r->fs->super->s_log_block_size);
@@ -1643,7 +1752,8 @@ static int add_grown(struct fcr *r, const struct dentry *d, uint16_t mode)
 
 	if (!buf)
 		return -ENOMEM;
-	if (blocks == 1 && ext2fs_has_feature_dir_index(r->fs->super)) {
+	if (blocks == 1 && !fell_back &&
+	    ext2fs_has_feature_dir_index(r->fs->super)) {
 		if ((err = casefolded(r, d->parent)) == 0 &&
 		    (err = dir_block(r, d->parent, 0, &pblk, buf)) == 0)
 			err = make_indexed(r, d, mode, buf, pblk);
@@ -1657,12 +1767,41 @@ static int add_grown(struct fcr *r, const struct dentry *d, uint16_t mode)
 	return err;
 }
 
+/*
+ * An htree's leaf (*DONE), or *FELL_BACK: dx_probe found the index
+ * corrupt, and without metadata_csum ext4_add_entry drops it and goes on
+ * as in a directory of blocks (with it, the mount fails).
+ */
+static int htree_add(struct fcr *r, const struct dentry *d, uint16_t mode,
+		     bool *done, bool *fell_back)
+{
+	unsigned char *root = malloc(r->fs->blocksize);
+	blk64_t pblk;
+	int err;
+
+	if (!root)
+		return -ENOMEM;
+	if ((err = casefolded(r, d->parent)) == 0 &&
+	    (err = dir_block(r, d->parent, 0, &pblk, root)) == 0) {
+		if (!dx_root_bad(r, root))
+			err = dx_add(r, d, mode, root, pblk, done);
+		else if (csum_size(r))
+			err = fcfail(-EUCLEAN, "directory has corrupted htree "
+				     "index", d->parent);
+		else if ((err = read_raw(r, d->parent)) == 0) {
+			put32(r->raw + 32, raw_flags(r->raw) & ~EXT2_INDEX_FL);
+			*fell_back = true;
+			err = write_raw(r, d->parent);
+		}
+	}
+	free(root);
+	return err;
+}
+
 /* ext4_add_entry: inline, an htree's leaf, else the first block with room. */
 static int add_entry(struct fcr *r, const struct dentry *d, uint16_t mode)
 {
-	unsigned char *root = NULL;
-	bool done = false;
-	blk64_t pblk;
+	bool done = false, fell_back = false;
 	errcode_t code;
 	int err;
 
@@ -1676,22 +1815,19 @@ static int add_entry(struct fcr *r, const struct dentry *d, uint16_t mode)
 		return err;
 	if ((raw_flags(r->raw) & EXT2_INDEX_FL) &&
 	    ext2fs_has_feature_dir_index(r->fs->super)) {
-		if ((err = casefolded(r, d->parent)) < 0)
+		if ((err = htree_add(r, d, mode, &done, &fell_back)) < 0 ||
+		    done)
 			return err;
-		if (!(root = malloc(r->fs->blocksize)))
-			return -ENOMEM;
-		if ((err = dir_block(r, d->parent, 0, &pblk, root)) == 0)
-			err = dx_add(r, d, mode, root, pblk, &done);
-		free(root);
-		if (err < 0 || done)
-			return err;
-		code = ext2fs_link(r->fs, d->parent, d->name, d->ino,
-				   file_type(mode));
-		return code ? code2err(code, "adding a name", d->parent) : 0;
+		if (!fell_back) {
+			code = ext2fs_link(r->fs, d->parent, d->name, d->ino,
+					   file_type(mode));
+			return code ? code2err(code, "adding a name",
+					       d->parent) : 0;
+		}
 	}
 	if ((err = linear_add(r, d, mode)) != 0)
 		return err < 0 ? err : 0;
-	return add_grown(r, d, mode);
+	return add_grown(r, d, mode, fell_back);
 }
 
 static int set_links(struct fcr *r, ext2_ino_t ino, int delta)
@@ -1808,7 +1944,7 @@ static int init_new_dir(struct fcr *r, const struct dentry *d)
 		if ((err = alloc_simple(r, inode_goal(r, d->ino), &b)) < 0)
 			return err;
 		e = (struct fx){ 0, 1, b, false, 0 };
-		if ((err = insert(&r->t, &e)) < 0)
+		if ((err = insert(r, &e)) < 0)
 			return err;
 	}
 	if (ext2fs_new_dir_block(r->fs, d->ino, d->parent, &buf))

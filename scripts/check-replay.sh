@@ -7,8 +7,9 @@
 # and the image file copied while still mounted: a dirty image.  The
 # kernel's answers after a read-write mount of a copy (scripts/record-
 # replay.sh) are then replayed through libe2map with "replay" (probe
-# --image --options replay); a recovery the kernel refuses must fail in
-# e2map_open with the same errno.  Needs root and loop mounts; skips
+# --image --options replay), and so is every block's owner (blockmap
+# --replay against blockmap of the kernel's recovered copy); a recovery
+# the kernel refuses must fail in e2map_open with the same errno.  Needs root and loop mounts; skips
 # cleanly without them.
 #
 #   scripts/check-replay.sh [N]
@@ -99,7 +100,7 @@ populate() {
 change() {
 	local m=$1 f k victim
 	f=$m/f$((RANDOM % 8))
-	case $((RANDOM % 11)) in
+	case $((RANDOM % 13)) in
 	0|1) write_file "$f" ;;
 	2) xfs_io -f -c "truncate $(( RANDOM % 80 * bsz + (RANDOM % 2) * (RANDOM % bsz) ))" "$f" ;;
 	3) xfs_io -f -c "pwrite -q $(( RANDOM % 12 * bsz )) $((2 * bsz))" "$m/pre" ;;
@@ -121,12 +122,23 @@ change() {
 		f=$k/inner ;;
 	10)	mv "$f" "$m/e/moved-$RANDOM" 2>/dev/null
 		f=$m/f3 ;;
+	11)	# Enough names for an htree that splits.
+		mkdir -p "$m/many"
+		for ((k = 0; k < 50 + RANDOM % 300; k++)); do
+			: > "$m/many/entry-$RANDOM-$k"
+		done
+		f=$m/many/entry-last
+		: > "$f" ;;
+	12)	# Enough extents for several leaves, or a deeper tree.
+		for ((k = 0; k < 100 + RANDOM % 600; k++)); do
+			printf x | dd of="$f" bs=1 seek=$(( (2 * k + 1) * bsz )) conv=notrunc status=none
+		done ;;
 	esac
 	[ -e "$f" ] || xfs_io -f -c "pwrite -q 0 $bsz" "$f" >/dev/null 2>&1
 	xfs_io -c fsync "$f" >/dev/null 2>&1 || true
 }
 
-passed=0 failed=0 total_calls=0 refused=0 unsupported=0
+passed=0 failed=0 total_calls=0 refused=0 unsupported=0 nblocks=0
 for ((i = 1; i <= n; i++)); do
 	d=$work/$i
 	mkdir -p "$d/mnt"
@@ -172,6 +184,18 @@ for ((i = 1; i <= n; i++)); do
 		ncalls=$(grep -cE '^(open|lseek|fiemap) ' "$d/expected")
 		"$probe" --image "$img" --options replay < "$d/expected" > "$d/got" 2>"$d/probe.log"
 		diff -u "$d/expected" "$d/got" > "$d/calls.diff" || bad=1
+		# Every block's owner: the kernel's recovered copy, read by
+		# blockmap (held to debugfs and FIEMAP elsewhere), against
+		# blockmap --replay of the dirty image.
+		cp --sparse=always "$img" "$d/recovered.img"
+		if mount -o loop "$d/recovered.img" "$d/mnt" 2>/dev/null; then
+			umount "$d/mnt"
+			"$e2map" blockmap "$d/recovered.img" > "$d/blockmap.want" 2>&1
+			"$e2map" blockmap --replay "$img" > "$d/blockmap.got" 2>&1
+			diff -u "$d/blockmap.want" "$d/blockmap.got" >> "$d/calls.diff" || bad=1
+			nblocks=$((nblocks + $(wc -l < "$d/blockmap.want")))
+		fi
+		rm -f "$d/recovered.img"
 		if [ $bad = 1 ] && grep -q ': Operation not supported$' "$d/probe.log"; then
 			unsupported=$((unsupported + 1))
 			echo "image $i: not replayed by e2map ($fsdesc): $("$e2map" check -q --replay "$img" 2>&1 | head -n 1 | sed 's/.*fast-commit replay: //')"
@@ -191,6 +215,6 @@ for ((i = 1; i <= n; i++)); do
 	fi
 done
 rmdir "$work" 2>/dev/null || true
-echo "compared: $total_calls calls after replay, $refused refusals as the kernel's; $unsupported images e2map does not replay"
+echo "compared: $total_calls calls after replay, $nblocks blockmap ranges, $refused refusals as the kernel's; $unsupported images e2map does not replay"
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]
