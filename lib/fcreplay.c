@@ -31,9 +31,6 @@
 #include <string.h>
 #include <time.h>
 
-enum { FC_ADD_RANGE = 1, FC_DEL_RANGE, FC_CREAT, FC_LINK, FC_UNLINK,
-       FC_INODE, FC_PAD, FC_TAIL, FC_HEAD };
-#define FC_TL 4
 #define EXT_MAGIC 0xf30a
 #define INIT_MAX 32768U
 #define UNWRITTEN_MAX 32767U
@@ -1517,9 +1514,6 @@ out:
 
 /* ---- inline directories (fs/ext4/inline.c) ---- */
 
-#define INLINE_MIN 60		/* EXT4_MIN_INLINE_DATA_SIZE: i_block */
-#define XATTR_MAGIC 0xea020000U
-#define XATTR_SYSTEM 7		/* EXT4_XATTR_INDEX_SYSTEM */
 
 static size_t xattr_len(unsigned name_len)	/* EXT4_XATTR_LEN */
 {
@@ -1547,14 +1541,14 @@ static long max_inline_value(const struct fcr *r)
 		return 0;
 	min_offs = isz - EXT2_GOOD_OLD_INODE_SIZE - extra - 4;
 	first = r->raw + EXT2_GOOD_OLD_INODE_SIZE + extra + 4;
-	if (le32(first - 4) != XATTR_MAGIC)
+	if (le32(first - 4) != E2MAP_XATTR_MAGIC)
 		return xattr_size(min_offs - (long)xattr_len(4) - 3 - 4);
 	for (e = first; e + 4 <= end && le32(e); e += xattr_len(e[0])) {
 		if (e + xattr_len(e[0]) >= end)
 			return 0;
 		if (!le32(e + 4) && le32(e + 8) && le16(e + 2) < min_offs)
 			min_offs = le16(e + 2);
-		if (e[1] == XATTR_SYSTEM && e[0] == 4 && !memcmp(e + 16, "data", 4))
+		if (e[1] == E2MAP_XATTR_INDEX_SYSTEM && e[0] == 4 && !memcmp(e + 16, "data", 4))
 			data = e;
 	}
 	free = min_offs - (long)(e - first) - 4;
@@ -1589,7 +1583,7 @@ static void no_empty_xattrs(struct fcr *r)
 	extra = le16(r->raw + EXT2_GOOD_OLD_INODE_SIZE);
 	hdr = r->raw + EXT2_GOOD_OLD_INODE_SIZE + extra;
 	if (EXT2_GOOD_OLD_INODE_SIZE + extra + 8 <= isz &&
-	    le32(hdr) == XATTR_MAGIC && !le32(hdr + 4))
+	    le32(hdr) == E2MAP_XATTR_MAGIC && !le32(hdr + 4))
 		put32(hdr, 0);
 }
 
@@ -1632,7 +1626,7 @@ static int inline_to_block(struct fcr *r, ext2_ino_t dir,
 	no_empty_xattrs(r);
 	put32(r->raw + 32, (raw_flags(r->raw) & ~EXT4_INLINE_DATA_FL) |
 			   EXT4_EXTENTS_FL);
-	memset(r->raw + I_BLOCK, 0, INLINE_MIN);
+	memset(r->raw + I_BLOCK, 0, E2MAP_MIN_INLINE_DATA_SIZE);
 	r->t.n = r->t.nnodes = r->t.nleaves = 0;
 	r->t.depth = 0;
 	if ((err = alloc_simple(r, inode_goal(r, dir), &b)) < 0)
@@ -1668,28 +1662,28 @@ static int inline_add(struct fcr *r, const struct dentry *d, uint16_t mode)
 	long more;
 	int err;
 
-	if (ext2fs_inline_data_size(fs, d->parent, &size) || size < INLINE_MIN ||
+	if (ext2fs_inline_data_size(fs, d->parent, &size) || size < E2MAP_MIN_INLINE_DATA_SIZE ||
 	    !(buf = malloc(size)) ||
 	    ext2fs_inline_data_get(fs, d->parent, NULL, buf, &size)) {
 		free(buf);
 		return fcfail(-EUCLEAN, "a bad inline directory", d->parent);
 	}
-	if (add_in(r, buf + 4, INLINE_MIN - 4, d, mode) ||
-	    add_in(r, buf + INLINE_MIN, size - INLINE_MIN, d, mode)) {
+	if (add_in(r, buf + 4, E2MAP_MIN_INLINE_DATA_SIZE - 4, d, mode) ||
+	    add_in(r, buf + E2MAP_MIN_INLINE_DATA_SIZE, size - E2MAP_MIN_INLINE_DATA_SIZE, d, mode)) {
 		err = inline_write(r, d->parent, buf, size);
 		goto out;
 	}
-	if (size == INLINE_MIN && (err = read_raw(r, d->parent)) == 0 &&
+	if (size == E2MAP_MIN_INLINE_DATA_SIZE && (err = read_raw(r, d->parent)) == 0 &&
 	    (more = max_inline_value(r)) > DOT_LEN) {
-		if (!(grown = realloc(buf, INLINE_MIN + (size_t)more))) {
+		if (!(grown = realloc(buf, E2MAP_MIN_INLINE_DATA_SIZE + (size_t)more))) {
 			err = -ENOMEM;
 			goto out;
 		}
 		buf = grown;
-		memset(buf + INLINE_MIN, 0, (size_t)more);
-		put16(buf + INLINE_MIN + 4, (unsigned)more);
-		size = INLINE_MIN + (size_t)more;
-		if (add_in(r, buf + INLINE_MIN, (size_t)more, d, mode)) {
+		memset(buf + E2MAP_MIN_INLINE_DATA_SIZE, 0, (size_t)more);
+		put16(buf + E2MAP_MIN_INLINE_DATA_SIZE + 4, (unsigned)more);
+		size = E2MAP_MIN_INLINE_DATA_SIZE + (size_t)more;
+		if (add_in(r, buf + E2MAP_MIN_INLINE_DATA_SIZE, (size_t)more, d, mode)) {
 			err = inline_write(r, d->parent, buf, size);
 			goto out;
 		}
@@ -1917,8 +1911,8 @@ static int inline_new_dir(struct fcr *r, const struct dentry *d)
 		return unsupported("a new inline directory without room", d->ino);
 	put32(ib, d->parent);
 	put32(ib + 4, 0);
-	put16(ib + 8, INLINE_MIN - 4);
-	put32(r->raw + 4, INLINE_MIN);
+	put16(ib + 8, E2MAP_MIN_INLINE_DATA_SIZE - 4);
+	put32(r->raw + 4, E2MAP_MIN_INLINE_DATA_SIZE);
 	put32(r->raw + 108, 0);
 	put16(r->raw + 26, 2);
 	return write_raw(r, d->ino);
@@ -1998,17 +1992,17 @@ static int one_tag(struct fcr *r, unsigned tag, const unsigned char *v,
 		   unsigned len)
 {
 	switch (tag) {
-	case FC_ADD_RANGE:
+	case E2MAP_FC_ADD_RANGE:
 		return add_range(r, v);
-	case FC_DEL_RANGE:
+	case E2MAP_FC_DEL_RANGE:
 		return del_range(r, v);
-	case FC_CREAT:
+	case E2MAP_FC_CREAT:
 		return create_tag(r, v, len);
-	case FC_LINK:
+	case E2MAP_FC_LINK:
 		return link_tag(r, v, len);
-	case FC_UNLINK:
+	case E2MAP_FC_UNLINK:
 		return unlink_tag(r, v, len);
-	case FC_INODE:
+	case E2MAP_FC_INODE:
 		return inode_tag(r, v, len);
 	}
 	return 0;		/* head, tail, pad */
@@ -2026,12 +2020,12 @@ static int each_tag(struct fcr *r, const struct e2map_fc *fc,
 	for (k = 0; k < fc->nblocks && left; k++) {
 		const unsigned char *b = fc->blocks + k * (size_t)fc->bs;
 
-		for (p = 0; p + FC_TL <= fc->bs && left; left--) {
+		for (p = 0; p + E2MAP_FC_TL <= fc->bs && left; left--) {
 			unsigned tag = le16(b + p), len = le16(b + p + 2);
 
-			if ((err = fn(r, tag, b + p + FC_TL, len)) < 0)
+			if ((err = fn(r, tag, b + p + E2MAP_FC_TL, len)) < 0)
 				return err;
-			p += FC_TL + len;
+			p += E2MAP_FC_TL + len;
 		}
 	}
 	return 0;
@@ -2044,7 +2038,7 @@ static int region_tag(struct fcr *r, unsigned tag, const unsigned char *v,
 	uint32_t n = le16(v + 8);
 
 	(void)len;
-	if (tag != FC_ADD_RANGE || !le32(v))
+	if (tag != E2MAP_FC_ADD_RANGE || !le32(v))
 		return 0;
 	return add_region(r, (uint64_t)le16(v + 10) << 32 | le32(v + 12),
 			  n > INIT_MAX ? n - INIT_MAX : n);

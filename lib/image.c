@@ -169,6 +169,13 @@ static int check_window(e2map_t *m, const struct e2map_window *w)
 			   blocks * (uint64_t)m->bs, w->format, w->size);
 }
 
+/* e2map__io_manager's io_options for window W. */
+static void window_opts(const struct e2map_window *w, char *buf, size_t len)
+{
+	snprintf(buf, len, "offset=%" PRIu64 "&size=%" PRIu64, w->offset,
+		 w->size);
+}
+
 static int open_fs(const char *image, const struct e2map_options *o,
 		   const struct e2map_window *w, e2map_t *m)
 {
@@ -177,8 +184,7 @@ static int open_fs(const char *image, const struct e2map_options *o,
 	errcode_t code;
 
 	if (w->own)
-		snprintf(io_opts, sizeof(io_opts), "offset=%" PRIu64
-			 "&size=%" PRIu64, w->offset, w->size);
+		window_opts(w, io_opts, sizeof(io_opts));
 	else if (o->offset)
 		snprintf(io_opts, sizeof(io_opts), "offset=%" PRIu64, o->offset);
 	code = ext2fs_open2(image, io_opts, flags, 0, 0,
@@ -277,8 +283,7 @@ static int replay_fc(const char *image, const struct e2map_window *w,
 	errcode_t code;
 	int err;
 
-	snprintf(io_opts, sizeof(io_opts), "offset=%" PRIu64 "&size=%" PRIu64,
-		 w->offset, w->size);
+	window_opts(w, io_opts, sizeof(io_opts));
 	e2map__overlay_writable(*ov, true);
 	e2map__io_hand_overlay(*ov);
 	*ov = NULL;

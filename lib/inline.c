@@ -9,9 +9,6 @@
 #include <errno.h>
 #include <string.h>
 
-#define XATTR_MAGIC 0xEA020000U
-#define XATTR_INDEX_SYSTEM 7
-#define MIN_INLINE_DATA_SIZE 60	/* i_block */
 #define I_BLOCK_OFFSET 40	/* offsetof(struct ext4_inode, i_block) */
 
 static int bad_entry(e2map_file_t *f)
@@ -28,11 +25,11 @@ static int scan_entries(e2map_file_t *f, const unsigned char *base, size_t size)
 
 	if (e2map__xarea_check(f->m, &a) < 0)
 		return bad_entry(f);
-	if (!e2map__xarea_find(&a, XATTR_INDEX_SYSTEM, "data", 4, &e))
+	if (!e2map__xarea_find(&a, E2MAP_XATTR_INDEX_SYSTEM, "data", 4, &e))
 		return 0;
 	if (e.inum)
 		return bad_entry(f);
-	f->inline_size = MIN_INLINE_DATA_SIZE + e.size;
+	f->inline_size = E2MAP_MIN_INLINE_DATA_SIZE + e.size;
 	f->inline_value = (uint32_t)(base - f->raw) + e.offs;
 	return 0;
 }
@@ -48,7 +45,7 @@ int e2map__ibody_scan(e2map_file_t *f)
 	if (isize <= EXT2_GOOD_OLD_INODE_SIZE || !f->inode->i_extra_isize)
 		return 0;
 	start = EXT2_GOOD_OLD_INODE_SIZE + f->inode->i_extra_isize;
-	if (start + 4 > isize || le32(f->raw + start) != XATTR_MAGIC)
+	if (start + 4 > isize || le32(f->raw + start) != E2MAP_XATTR_MAGIC)
 		return 0;
 	f->xattr_in_inode = true;
 	return scan_entries(f, f->raw + start + 4, isize - start - 4);

@@ -157,6 +157,18 @@ bool e2map__block_valid(const e2map_t *m, uint64_t pblk, uint64_t count);
  * journal.c: the blocks journal recovery would write (*OUT NULL when the
  * journal needs none), or the -errno the kernel's mount fails with.
  */
+/* fs/ext4/fast_commit.h: the tags (journal.c scans them, fcreplay.c
+ * applies them), each after a 4-byte struct ext4_fc_tl. */
+enum { E2MAP_FC_ADD_RANGE = 1, E2MAP_FC_DEL_RANGE, E2MAP_FC_CREAT,
+       E2MAP_FC_LINK, E2MAP_FC_UNLINK, E2MAP_FC_INODE, E2MAP_FC_PAD,
+       E2MAP_FC_TAIL, E2MAP_FC_HEAD };
+#define E2MAP_FC_TL 4
+
+/* In-inode xattrs and inline data (xattr.c, inline.c, fcreplay.c). */
+#define E2MAP_XATTR_MAGIC 0xEA020000U
+#define E2MAP_XATTR_INDEX_SYSTEM 7
+#define E2MAP_MIN_INLINE_DATA_SIZE 60	/* i_block */
+
 struct e2map_overlay;
 /*
  * The fast commits journal recovery replays after the log's blocks:

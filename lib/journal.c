@@ -501,9 +501,6 @@ static int one_block(struct jnl *j, struct pass_state *s, enum step *st)
 	}
 }
 
-enum { FC_ADD_RANGE = 1, FC_DEL_RANGE, FC_CREAT, FC_LINK, FC_UNLINK,
-       FC_INODE, FC_PAD, FC_TAIL, FC_HEAD };
-#define FC_TL 4			/* struct ext4_fc_tl */
 #define EXT4_NAME_LEN 255
 #define EXT4_GOOD_OLD_INODE_SIZE 128
 
@@ -511,22 +508,22 @@ enum { FC_ADD_RANGE = 1, FC_DEL_RANGE, FC_CREAT, FC_LINK, FC_UNLINK,
 static bool fc_len_ok(const struct jnl *j, unsigned tag, unsigned len)
 {
 	switch (tag) {
-	case FC_ADD_RANGE:
+	case E2MAP_FC_ADD_RANGE:
 		return len == 16;
-	case FC_DEL_RANGE:
+	case E2MAP_FC_DEL_RANGE:
 		return len == 12;
-	case FC_CREAT:
-	case FC_LINK:
-	case FC_UNLINK:
+	case E2MAP_FC_CREAT:
+	case E2MAP_FC_LINK:
+	case E2MAP_FC_UNLINK:
 		return len > 8 && len - 8 <= EXT4_NAME_LEN;
-	case FC_INODE:
+	case E2MAP_FC_INODE:
 		return len >= 4 + EXT4_GOOD_OLD_INODE_SIZE &&
 		       len - 4 <= EXT2_INODE_SIZE(j->m->fs->super);
-	case FC_PAD:
+	case E2MAP_FC_PAD:
 		return true;
-	case FC_TAIL:
+	case E2MAP_FC_TAIL:
 		return len >= 8;
-	case FC_HEAD:
+	case E2MAP_FC_HEAD:
 		return len == 8;
 	}
 	return false;
@@ -543,12 +540,12 @@ struct fc_scan {
 static int fc_scan_tag(struct fc_scan *sc, unsigned tag, const unsigned char *tl,
 		       unsigned len)
 {
-	const unsigned char *val = tl + FC_TL;
+	const unsigned char *val = tl + E2MAP_FC_TL;
 
 	sc->cur_tag++;
 	switch (tag) {
-	case FC_TAIL:
-		sc->crc = e2map__crc32c(sc->crc, tl, FC_TL + 4);
+	case E2MAP_FC_TAIL:
+		sc->crc = e2map__crc32c(sc->crc, tl, E2MAP_FC_TL + 4);
 		if (le32(val) == sc->expected && le32(val + 4) == sc->crc) {
 			sc->num_tags = sc->cur_tag;
 			sc->crc = 0;
@@ -556,19 +553,19 @@ static int fc_scan_tag(struct fc_scan *sc, unsigned tag, const unsigned char *tl
 		}
 		sc->crc = 0;
 		return sc->num_tags ? FC_STOP : -EBADMSG;
-	case FC_HEAD:
+	case E2MAP_FC_HEAD:
 		if (le32(val))
 			return -EOPNOTSUPP;
 		if (le32(val + 4) != sc->expected)
 			return FC_STOP;
 		break;
-	case FC_ADD_RANGE: case FC_DEL_RANGE: case FC_CREAT: case FC_LINK:
-	case FC_UNLINK: case FC_INODE: case FC_PAD:
+	case E2MAP_FC_ADD_RANGE: case E2MAP_FC_DEL_RANGE: case E2MAP_FC_CREAT: case E2MAP_FC_LINK:
+	case E2MAP_FC_UNLINK: case E2MAP_FC_INODE: case E2MAP_FC_PAD:
 		break;
 	default:
 		return sc->num_tags ? FC_STOP : -ECANCELED;
 	}
-	sc->crc = e2map__crc32c(sc->crc, tl, FC_TL + len);
+	sc->crc = e2map__crc32c(sc->crc, tl, E2MAP_FC_TL + len);
 	return FC_CONTINUE;
 }
 
@@ -579,14 +576,14 @@ static int fc_scan_block(const struct jnl *j, struct fc_scan *sc,
 	unsigned tag, len;
 	int r;
 
-	while (p + FC_TL <= j->bs) {
+	while (p + E2MAP_FC_TL <= j->bs) {
 		tag = b[p] | b[p + 1] << 8;
 		len = b[p + 2] | b[p + 3] << 8;
-		if (len > j->bs - p - FC_TL || !fc_len_ok(j, tag, len))
+		if (len > j->bs - p - E2MAP_FC_TL || !fc_len_ok(j, tag, len))
 			return sc->num_tags ? FC_STOP : -ECANCELED;
 		if ((r = fc_scan_tag(sc, tag, b + p, len)) != FC_CONTINUE)
 			return r;
-		p += FC_TL + len;
+		p += E2MAP_FC_TL + len;
 	}
 	return FC_CONTINUE;
 }
@@ -622,7 +619,7 @@ static int fc_scan(struct jnl *j)
 		if ((r = jread(j, j->fc_first + off, b)) < 0)
 			return r;
 		j->fc.nblocks = off + 1;
-		if (!off && (b[0] | b[1] << 8) != FC_HEAD)
+		if (!off && (b[0] | b[1] << 8) != E2MAP_FC_HEAD)
 			return 0;
 		if ((r = fc_scan_block(j, &sc, b)) < 0)
 			return fc_fail(r, j->fc_first + off);

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define XATTR_MAGIC 0xEA020000U
 #define XATTR_SIZE_MAX (1U << 24)	/* EXT4_XATTR_SIZE_MAX, on disk */
 #define XATTR_NAME_MAX 255		/* the VFS's, and ext4_xattr_get's */
 #define BLOCK_HEADER 32			/* struct ext4_xattr_header */
@@ -156,7 +155,7 @@ static int block_area(e2map_file_t *f, unsigned char *b,
 
 	if (err < 0)
 		return err;
-	if (le32(b) != XATTR_MAGIC || le32(b + 8) != 1)
+	if (le32(b) != E2MAP_XATTR_MAGIC || le32(b + 8) != 1)
 		return e2map__fail(m, -EUCLEAN, "inode %u: bad xattr block "
 				   "header in block %llu", f->ino,
 				   (unsigned long long)f->file_acl);

@@ -19,8 +19,6 @@
 #include <unistd.h>
 
 #define CHUNK 4096
-#define FC_TAIL 8
-#define FC_HEAD 9
 
 static unsigned char *base;	/* the image, and its chunks not all zero */
 static size_t base_len, *chunks, nchunks;
@@ -94,7 +92,7 @@ static int map_fc(void)
 		fc_off[k] = p * bs;
 	}
 	ext2fs_free(fs);
-	if (!fc_off || base[fc_off[0]] != FC_HEAD)
+	if (!fc_off || base[fc_off[0]] != E2MAP_FC_HEAD)
 		return -1;
 	tid = le32(base + fc_off[0] + 8);
 	return 0;
@@ -106,7 +104,7 @@ static void fix_up(unsigned char *area)
 	uint32_t crc = 0;
 	size_t k, p;
 
-	area[0] = FC_HEAD;
+	area[0] = E2MAP_FC_HEAD;
 	area[1] = 0;
 	area[2] = 8;
 	area[3] = 0;
@@ -118,11 +116,11 @@ static void fix_up(unsigned char *area)
 
 			if (len > bs - p - 4)
 				break;
-			if (tag == FC_HEAD && len == 8) {
+			if (tag == E2MAP_FC_HEAD && len == 8) {
 				put32le(b + p + 4, 0);
 				put32le(b + p + 8, tid);
 			}
-			if (tag == FC_TAIL && len >= 8) {
+			if (tag == E2MAP_FC_TAIL && len >= 8) {
 				put32le(b + p + 4, tid);
 				crc = e2map__crc32c(crc, b + p, 8);
 				put32le(b + p + 8, crc);
