@@ -30,35 +30,22 @@ ifdef SANITIZE
 SAN := -fsanitize=$(SANITIZE) -fno-sanitize-recover=$(SANITIZE) -fno-omit-frame-pointer
 endif
 
-EXT2_CFLAGS := $(shell pkg-config --cflags ext2fs com_err 2>/dev/null)
-EXT2_LIBS := $(shell pkg-config --libs ext2fs com_err 2>/dev/null || echo -lext2fs -lcom_err)
-# For e2map.pc: a static link of libe2map.a needs these; users of e2map.h do
-# not need libext2fs's headers, so no Requires.private (its Cflags would
-# come with pkg-config --cflags e2map).
-EXT2_STATIC_LIBS := $(shell pkg-config --static --libs ext2fs com_err 2>/dev/null || \
-	echo -lext2fs -lcom_err) -pthread
-# Whole disks and containers (lib/io_*.c, lib/partition.c): util-linux's
-# libblkid (util-linux; not libfdisk, which Debian ships without a static
-# library), and the libyal readers of E01, VMDK, VHD, QCOW.
-IO_PKGS := blkid libewf libvmdk libbfio libvhdi libqcow
-IO_CFLAGS := $(shell pkg-config --cflags $(IO_PKGS) 2>/dev/null)
-IO_LIBS := $(shell pkg-config --libs $(IO_PKGS) 2>/dev/null || \
-	echo -lblkid -lewf -lvmdk -lbfio -lvhdi -lqcow)
-EXT2_CFLAGS += $(IO_CFLAGS)
-EXT2_LIBS += $(IO_LIBS)
-EXT2_STATIC_LIBS += $(shell pkg-config --static --libs $(IO_PKGS) 2>/dev/null || \
-	echo $(IO_LIBS))
+# Every library's flags (EXT2_*: libext2fs, libcom_err, libblkid and the
+# libyal media readers; JANSSON_*, ARCHIVE_*, FUSE_*: the CLI's formats and
+# mount) come from pkg-config through an included makefile.  It is made
+# before anything else, after scripts/deps.sh has installed what is
+# missing; GNU make then restarts with the answers.  Asking pkg-config as
+# the Makefile is parsed would ask before the install (the first `make
+# run` on a fresh machine failed for want of blkid.h).
+CONFIG := $(BUILD)/config.mk
+ifneq ($(filter-out clean uninstall deps,$(or $(MAKECMDGOALS),all)),)
+include $(CONFIG)
+endif
+$(CONFIG): scripts/config.sh scripts/deps.sh
+	@mkdir -p $(dir $@)
+	scripts/config.sh > $@.tmp && mv $@.tmp $@
 # e2map_check_all's workers are POSIX threads.
-LIB_LIBS := $(EXT2_LIBS) -pthread
-# jansson writes the CLI's --json (and the tests parse it); never the library.
-JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
-JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
-# libarchive writes e2map tar's archives: an output format, CLI only.
-ARCHIVE_CFLAGS := $(shell pkg-config --cflags libarchive 2>/dev/null)
-ARCHIVE_LIBS := $(shell pkg-config --libs libarchive 2>/dev/null || echo -larchive)
-# libfuse3 serves e2map mount: CLI only.
-FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
-FUSE_LIBS := $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
+LIB_LIBS = $(EXT2_LIBS) -pthread
 
 ALL_CFLAGS = $(CPPFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) \
 	-fPIC $(SAN) $(CFLAGS) -MMD -MP
@@ -207,7 +194,7 @@ uninstall:
 		$(DESTDIR)$(MANDIR)/man1/e2map.1
 
 clean:
-	rm -rf $(OBJ) build $(LIBA) $(LIBSO) $(E2MAP) $(PC) $(BUILD)/tests/probe \
+	rm -rf $(OBJ) $(CONFIG) build $(LIBA) $(LIBSO) $(E2MAP) $(PC) $(BUILD)/tests/probe \
 		$(BUILD)/tests/runner $(BUILD)/tests/headertest.ok $(INSTALL_ROOT) \
 		$(DISKS)
 

@@ -1,22 +1,28 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Install what building and testing e2map needs, when it is missing (Debian).
+#
+#   scripts/deps.sh [build|bench]   build: only what compiling needs
 set -e
-pkgs="build-essential g++ pkg-config e2fsprogs libext2fs-dev comerr-dev libcriterion-dev libjansson-dev xfsprogs gzip attr"
-# Whole disks and containers (lib/io_*.c, lib/partition.c), and the tools
-# scripts/mkdisks.sh makes the test disks with.
-pkgs="$pkgs libblkid-dev libewf-dev libvmdk-dev libbfio-dev libvhdi-dev libqcow-dev fdisk gdisk ewf-tools qemu-utils xz-utils"
+# Building: the filesystem, disks and containers, the CLI's formats.
+pkgs="build-essential pkg-config libext2fs-dev comerr-dev libblkid-dev"
+pkgs="$pkgs libewf-dev libvmdk-dev libbfio-dev libvhdi-dev libqcow-dev"
+pkgs="$pkgs libjansson-dev libarchive-dev libfuse3-dev"
+if [ "${1:-}" != build ]; then
+# Testing: Criterion, the kernel's tools, C++ for the header's C++ build.
+pkgs="$pkgs g++ e2fsprogs libcriterion-dev xfsprogs gzip attr"
+# The tools scripts/mkdisks.sh makes the test disks with.
+pkgs="$pkgs fdisk gdisk ewf-tools qemu-utils xz-utils"
 # The Sleuth Kit's mactime: tests/test_scan.c holds scan's body file's
 # timeline to the mount's.
 pkgs="$pkgs sleuthkit"
-# libarchive writes e2map tar's archives; bsdtar (libarchive-tools) and
-# Python's tarfile read them back in tests/test_extract.c.
-pkgs="$pkgs libarchive-dev libarchive-tools python3"
-# libfuse3 serves e2map mount; fuse3 brings fusermount3.
-pkgs="$pkgs libfuse3-dev fuse3"
+# bsdtar (libarchive-tools) and Python's tarfile read e2map tar's archives
+# back in tests/test_extract.c; fuse3 brings fusermount3 for e2map mount.
+pkgs="$pkgs libarchive-tools python3 fuse3"
 # make check-kernel holds rsync -S from the FUSE mount to rsync from the
 # kernel's (skipped without rsync).
 pkgs="$pkgs rsync"
+fi
 # scripts/deps.sh bench: also what make bench runs (not the tests, not CI)
 [ "${1:-}" != bench ] || pkgs="$pkgs python3 sleuthkit util-linux fuse2fs bc"
 missing=""

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,4 +90,44 @@ void cli_out_free(struct cli_out *r)
 	free(r->out);
 	free(r->err);
 	memset(r, 0, sizeof(*r));
+}
+
+char *cli_run_pty(const char *const *argv, size_t *len, int *status)
+{
+	int master, out[2], st;
+	char *buf = malloc(65536);
+	ssize_t n;
+	pid_t pid;
+
+	if (!buf || pipe(out) != 0) {
+		free(buf);
+		return NULL;
+	}
+	pid = forkpty(&master, NULL, NULL, NULL);
+	if (pid < 0) {
+		int e = errno;
+
+		close(out[0]);
+		close(out[1]);
+		free(buf);
+		errno = e;
+		return NULL;
+	}
+	if (pid == 0) {
+		dup2(out[1], STDOUT_FILENO);
+		execv(getenv("E2MAP"), (char *const *)argv);
+		_exit(127);
+	}
+	close(out[1]);
+	*len = 0;
+	/* EIO from the master once the child has gone: the end. */
+	while ((n = read(master, buf + *len, 65535 - *len)) > 0)
+		*len += (size_t)n;
+	buf[*len] = '\0';
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	close(master);
+	close(out[0]);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return buf;
 }

@@ -21,4 +21,30 @@ struct cli_out {
 int cli_run(const char *const *args, struct cli_out *r);
 void cli_out_free(struct cli_out *r);
 
+/*
+ * Run $E2MAP as ARGV (with argv[0]) with stderr on a pseudo-terminal and
+ * stdout on a pipe: what it drew on the terminal, malloc'd and
+ * NUL-terminated, its length in *LEN, the exit status in *STATUS.  NULL
+ * with errno set when no pty can be opened (a chroot without /dev/pts):
+ * the caller skips.
+ */
+char *cli_run_pty(const char *const *argv, size_t *len, int *status);
+
+#ifdef cr_skip_test
+#include <errno.h>
+#include <string.h>
+/* cli_run_pty in a Criterion test: skipped without a pty, exit 0 asserted. */
+static inline char *cli_run_pty_or_skip(const char *const *argv, size_t *len)
+{
+	int status;
+	char *s = cli_run_pty(argv, len, &status);
+
+	if (!s)
+		cr_skip_test("no pty (%s): the progress line needs a terminal",
+			     strerror(errno));
+	cr_assert_eq(status, 0, "exit %d: %s", status, s);
+	return s;
+}
+#endif
+
 #endif

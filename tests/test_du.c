@@ -7,7 +7,6 @@
 #include <criterion/criterion.h>
 
 #include <errno.h>
-#include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,34 +144,6 @@ Test(du, zone_sparse2) { compare("zone-sparse2"); }
  * The progress line: drawn on stderr when it is a terminal (a pty here,
  * stdout a pipe), wiped at the end; never with -q.
  */
-static char *run_on_pty(const char *const *argv, size_t *len)
-{
-	int master, status, out[2];
-	char *buf = malloc(65536);
-	ssize_t n;
-	pid_t pid;
-
-	cr_assert(buf && pipe(out) == 0);
-	pid = forkpty(&master, NULL, NULL, NULL);
-	cr_assert_geq(pid, 0, "no pty: %s", strerror(errno));
-	if (pid == 0) {
-		dup2(out[1], STDOUT_FILENO);
-		execv(getenv("E2MAP"), (char *const *)argv);
-		_exit(127);
-	}
-	close(out[1]);
-	*len = 0;
-	/* EIO from the master once the child has gone: the end. */
-	while ((n = read(master, buf + *len, 65535 - *len)) > 0)
-		*len += (size_t)n;
-	buf[*len] = '\0';
-	waitpid(pid, &status, 0);
-	close(master);
-	close(out[0]);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	return buf;
-}
-
 Test(du, progress_on_a_terminal)
 {
 	char *img = fixture_image("ext4-4k"), *s;
@@ -180,7 +151,7 @@ Test(du, progress_on_a_terminal)
 	size_t len;
 
 	cr_assert(img);
-	s = run_on_pty(argv, &len);
+	s = cli_run_pty_or_skip(argv, &len);
 	cr_expect(strstr(s, "\re2map du: 0/") && strstr(s, " inodes (0%)"),
 		  "no progress line: %s", s);
 	cr_expect(len >= 4 && !strcmp(s + len - 4, "\r\033[K"),
@@ -188,7 +159,7 @@ Test(du, progress_on_a_terminal)
 	free(s);
 	argv[2] = "-sq";
 	argv[3] = img;
-	s = run_on_pty(argv, &len);
+	s = cli_run_pty_or_skip(argv, &len);
 	cr_expect_eq(len, 0, "-q drew: %s", s);
 	free(s);
 	fixture_remove(img);

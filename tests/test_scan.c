@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -593,33 +592,6 @@ Test(scan, table_lists_every_name_and_sums_up)
 	fixture_remove(img);
 }
 
-static char *scan_on_pty(const char *const *argv, size_t *len)
-{
-	int master, status, out[2];
-	char *buf = malloc(65536);
-	ssize_t n;
-	pid_t pid;
-
-	cr_assert(buf && pipe(out) == 0);
-	pid = forkpty(&master, NULL, NULL, NULL);
-	cr_assert_geq(pid, 0, "no pty: %s", strerror(errno));
-	if (pid == 0) {
-		dup2(out[1], STDOUT_FILENO);
-		execv(getenv("E2MAP"), (char *const *)argv);
-		_exit(127);
-	}
-	close(out[1]);
-	*len = 0;
-	while ((n = read(master, buf + *len, 65535 - *len)) > 0)
-		*len += (size_t)n;
-	buf[*len] = '\0';
-	waitpid(pid, &status, 0);
-	close(master);
-	close(out[0]);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	return buf;
-}
-
 /* Drawn on stderr when it is a terminal (stdout a pipe), wiped; -q: none. */
 Test(scan, progress_on_a_terminal)
 {
@@ -632,12 +604,12 @@ Test(scan, progress_on_a_terminal)
 		cr_skip_test("E2MAP is not set (run through make check)");
 	argv[4] = "-q";
 	argv[5] = img;
-	s = scan_on_pty(argv, &len);
+	s = cli_run_pty_or_skip(argv, &len);
 	cr_expect_eq(len, 0, "-q drew: %s", s);
 	free(s);
 	argv[4] = img;
 	argv[5] = NULL;
-	s = scan_on_pty(argv, &len);
+	s = cli_run_pty_or_skip(argv, &len);
 	cr_expect(strstr(s, "\re2map scan: 0/") && strstr(s, " inodes (0%)"),
 		  "no progress line: %s", s);
 	cr_expect(strstr(s, "\r\033[K") && strstr(s, "inodes, 0 errors"),
