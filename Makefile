@@ -53,7 +53,32 @@ LIB_CFLAGS = $(ALL_CFLAGS) -pthread -fvisibility=hidden $(EXT2_CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 
 OBJ := $(BUILD)/obj
-LIB_SRCS := $(sort $(wildcard lib/*.c))
+
+# lib/ is one folder a layer, bottom-up.  A layer's files are compiled
+# with the include directories of the layers it may use and no other, so
+# an include of a header above (or beside) it does not compile: the
+# compiler keeps the direction (docs/layout.md).  mount/ and file/ both
+# stand on dir/ and do not see each other; passes/ sees both.
+LAYERS := base media disk inode dir mount file passes
+SEES_base := base
+SEES_media := $(SEES_base) media
+SEES_disk := $(SEES_media) disk
+SEES_inode := $(SEES_disk) inode
+SEES_dir := $(SEES_inode) dir
+SEES_mount := $(SEES_dir) mount
+SEES_file := $(SEES_dir) file
+SEES_passes := $(SEES_dir) mount file passes
+# The public header, for every layer, the CLI and the tests.
+PUBLIC_INC := -Ilib/include
+layer_inc = $(foreach l,$(SEES_$(1)),-iquote lib/$(l)) $(PUBLIC_INC)
+# Above every layer (tests, fuzzers): all of them.
+ALL_LAYERS_INC := $(call layer_inc,passes)
+LIB_SRCS := $(sort $(foreach l,$(LAYERS),$(wildcard lib/$(l)/*.c)) \
+	$(wildcard lib/mount/fc/*.c))
+LIB_HDRS := $(wildcard lib/include/*.h lib/*/*.h lib/mount/fc/*.h)
+# ar keeps one member a name: two lib/ files of one name would lose one.
+LIB_DUPS := $(sort $(foreach f,$(notdir $(LIB_SRCS)),$(if $(filter-out 1,$(words $(filter %/$(f),$(LIB_SRCS)))),$(f))))
+$(if $(LIB_DUPS),$(error lib/: two files named $(LIB_DUPS): ar would keep one))
 CMD_SRCS := $(sort $(wildcard cmd/*.c))
 TEST_SRCS := $(sort $(wildcard tests/test_*.c))
 TESTLIB_SRCS := $(sort $(filter-out tests/probe.c tests/headertest.c $(TEST_SRCS), $(wildcard tests/*.c)))
@@ -84,17 +109,23 @@ endif
 $(FLAGS_STAMP):
 	$(shell mkdir -p $(OBJ))$(file >$@,$(FLAGS_NOW))
 
-$(OBJ)/lib/%.o: lib/%.c $(FLAGS_STAMP)
-	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) -Ilib -c -o $@ $<
+define layer_rule
+$$(OBJ)/lib/$(1)/%.o: lib/$(1)/%.c $$(FLAGS_STAMP)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LIB_CFLAGS) $(call layer_inc,$(1)) -c -o $$@ $$<
+endef
+$(foreach l,$(LAYERS),$(eval $(call layer_rule,$(l))))
+# The fast-commit replay is the mount layer's, in a folder of its own.
+SEES_mount/fc := $(SEES_mount) mount/fc
+$(eval $(call layer_rule,mount/fc))
 
 $(OBJ)/cmd/%.o: cmd/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(JANSSON_CFLAGS) $(ARCHIVE_CFLAGS) $(FUSE_CFLAGS) -Ilib -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(JANSSON_CFLAGS) $(ARCHIVE_CFLAGS) $(FUSE_CFLAGS) $(PUBLIC_INC) -c -o $@ $<
 
 $(OBJ)/tests/%.o: tests/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(JANSSON_CFLAGS) -Ilib -Itests -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(JANSSON_CFLAGS) $(ALL_LAYERS_INC) -Itests -c -o $@ $<
 
 $(LIBA): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -126,8 +157,8 @@ $(PC): lib/e2map.pc.in Makefile FORCE
 	    -e 's|@EXT2_LIBS@|$(strip $(EXT2_STATIC_LIBS))|' $< > $@
 
 # The public header must stand alone under strict C89, C11 and C++98.
-HEADERTEST_WARN := -pedantic -Wall -Wextra -Werror -Ilib -fsyntax-only
-$(BUILD)/tests/headertest.ok: tests/headertest.c lib/e2map.h
+HEADERTEST_WARN := -pedantic -Wall -Wextra -Werror $(PUBLIC_INC) -fsyntax-only
+$(BUILD)/tests/headertest.ok: tests/headertest.c lib/include/e2map.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c89 $(HEADERTEST_WARN) -Wstrict-prototypes $<
 	$(CC) -std=c11 $(HEADERTEST_WARN) -Wstrict-prototypes $<
@@ -183,7 +214,7 @@ install: all
 	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/libe2map.a
 	install -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/libe2map.so.$(SOVERSION)
 	ln -sf libe2map.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libe2map.so
-	install -m 644 lib/e2map.h $(DESTDIR)$(INCLUDEDIR)/e2map.h
+	install -m 644 lib/include/e2map.h $(DESTDIR)$(INCLUDEDIR)/e2map.h
 	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/e2map.pc
 	install -m 644 cmd/e2map.1 $(DESTDIR)$(MANDIR)/man1/e2map.1
 
@@ -204,9 +235,9 @@ clean:
 FUZZ := $(BUILD)/tests/fuzz/fuzz_check
 FUZZ_FLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined
-$(FUZZ): tests/fuzz/fuzz_check.c $(LIB_SRCS) lib/internal.h lib/e2map.h
+$(FUZZ): tests/fuzz/fuzz_check.c $(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) $(EXT2_CFLAGS) -Ilib -o $@ tests/fuzz/fuzz_check.c \
+	clang $(FUZZ_FLAGS) $(EXT2_CFLAGS) $(ALL_LAYERS_INC) -o $@ tests/fuzz/fuzz_check.c \
 		$(LIB_SRCS) $(LIB_LIBS)
 
 FUZZ_SEEDS := $(BUILD)/tests/fuzz/seeds
@@ -222,9 +253,9 @@ fuzz-smoke: $(FUZZ) fuzz-seeds
 # libFuzzer target over the layers under the image (disks, containers).
 FUZZ_DISK := $(BUILD)/tests/fuzz/fuzz_disk
 FUZZ_DISK_SEEDS := $(BUILD)/tests/fuzz/disk-seeds
-$(FUZZ_DISK): tests/fuzz/fuzz_disk.c $(LIB_SRCS) lib/internal.h lib/io.h lib/e2map.h
+$(FUZZ_DISK): tests/fuzz/fuzz_disk.c $(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) $(EXT2_CFLAGS) -Ilib -o $@ tests/fuzz/fuzz_disk.c \
+	clang $(FUZZ_FLAGS) $(EXT2_CFLAGS) $(ALL_LAYERS_INC) -o $@ tests/fuzz/fuzz_disk.c \
 		$(LIB_SRCS) $(LIB_LIBS)
 
 fuzz-disk-smoke: $(FUZZ_DISK)
@@ -239,9 +270,9 @@ fuzz-disk-smoke: $(FUZZ_DISK)
 FUZZ_FC := $(BUILD)/tests/fuzz/fuzz_fc
 FUZZ_FC_BASE := $(abspath $(BUILD)/tests/fuzz/fc-base.img)
 FUZZ_FC_SEEDS := $(BUILD)/tests/fuzz/fc-seeds
-$(FUZZ_FC): tests/fuzz/fuzz_fc.c $(LIB_SRCS) lib/internal.h lib/e2map.h
+$(FUZZ_FC): tests/fuzz/fuzz_fc.c $(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) $(EXT2_CFLAGS) -Ilib -DFC_BASE='"$(FUZZ_FC_BASE)"' \
+	clang $(FUZZ_FLAGS) $(EXT2_CFLAGS) $(ALL_LAYERS_INC) -DFC_BASE='"$(FUZZ_FC_BASE)"' \
 		-o $@ tests/fuzz/fuzz_fc.c $(LIB_SRCS) $(LIB_LIBS)
 
 fuzz-fc-smoke: $(FUZZ_FC)

@@ -11,7 +11,7 @@
 #include <criterion/criterion.h>
 
 #include "cli_run.h"
-#include "io.h"
+#include "media.h"
 
 #include <e2map.h>
 

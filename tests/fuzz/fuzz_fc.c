@@ -8,7 +8,7 @@
  * and walked: every inode checked and read, the path table built.
  */
 #include <e2map.h>
-#include "internal.h"
+#include "mount.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The directory layer: entries as ext4_check_dir_entry checks them and
+ * their checksums (entry.c), the one directory hash (hash.c), name lookup
+ * in linear and htree directories (namei.c) and ext4_readdir's listing
+ * (readdir.c), the names of large directories kept between calls
+ * (dcache.c), path lookup from a spec to an inode (lookup.c) and the
+ * names fscrypt shows without a key (crypt.c).
+ */
+#ifndef E2MAP_DIR_H
+#define E2MAP_DIR_H
+
+#include "inode.h"
+
+/* The longest name an entry holds (EXT4_NAME_LEN). */
+#define E2MAP_NAME_LEN 255
+
+/* A name inside a directory: not NUL-terminated. */
+struct e2map_name {
+	const char *s;
+	unsigned len;
+};
+/* namei.c: __ext4_find_entry, 0 and *INO, or -ENOENT, or the error. */
+int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
+		      uint32_t *ino);
+/*
+ * ext4_readdir's view of a directory: CB(INO, NAME) for each entry in use
+ * but "." and "..", up to the first entry that fails ext4_check_dir_entry
+ * (the rest of that block is skipped).  A non-zero CB result stops and is
+ * returned.  The block form takes directory block LBLK as read from PBLK
+ * into B, and fails with -EBADMSG (nothing listed) when its checksum does
+ * not match; the inline form reads i_block and system.data.
+ */
+typedef int (*e2map__dirent_cb)(uint32_t ino, const struct e2map_name *name,
+				void *payload);
+int e2map__dirblock_iterate(e2map_file_t *dir, uint32_t lblk, uint64_t pblk,
+			    const unsigned char *b, e2map__dirent_cb cb,
+			    void *payload);
+int e2map__inline_dir_iterate(e2map_file_t *dir, e2map__dirent_cb cb,
+			      void *payload);
+
+int e2map__no_entry(e2map_file_t *dir, const struct e2map_name *n);
+/* The names a linear-only, clean directory holds, in scan order (for
+ * dcache.c); -EAGAIN for any other directory. */
+int e2map__dir_list_linear(e2map_file_t *dir, e2map__dirent_cb cb,
+			   void *payload);
+
+/* lookup.c, for tree walks: NAME in the open DIR, whose ancestors from
+ * the root are CHAIN[0..N), checked as lstat(2) of DIR/NAME */
+int e2map__lookup_child(e2map_file_t *dir, const ext2_ino_t *chain, size_t n,
+			const struct e2map_name *name, e2map_file_t **out);
+
+/* dcache.c: 1 and *INO, 0 (no such name), or -EAGAIN: search the directory */
+int e2map__dcache_find(e2map_file_t *dir, const struct e2map_name *n,
+		       uint32_t *ino);
+void e2map__dcache_free(e2map_t *m);
+
+/*
+ * lookup.c: "<INO>" or a path (a final symlink followed when FOLLOW) to
+ * its inode; *PARENT is the directory it was found in (0: none)
+ */
+int e2map__lookup(e2map_t *m, const char *path, bool follow, ext2_ino_t *ino,
+		  ext2_ino_t *parent);
+/* lookup.c: PATH's inode as a path call reaches it (FOLLOW: a final
+ * symlink followed), loaded and checked; no open, no stat. */
+int e2map__lookup_inode(e2map_t *m, const char *path, bool follow,
+			e2map_file_t **out);
+/*
+ * lookup.c: readlink(2) of symlink F, malloc'd and NUL-terminated, its
+ * length in *LEN (ext4_get_link: at most a block less one byte); for an
+ * encrypted one the no-key target (e2map__crypt_symlink), *TARGET NULL
+ * where e2map does not make it.
+ */
+int e2map__read_link(e2map_file_t *f, char **target, size_t *len);
+
+/* crypt.c: fscrypt without keys */
+int e2map__crypt_dir_info(e2map_file_t *dir);
+bool e2map__crypt_permitted(e2map_file_t *parent, e2map_file_t *child);
+int e2map__crypt_open(e2map_file_t *f, e2map_file_t *parent);
+int e2map__crypt_nokey_name(const char *name, unsigned len,
+			    unsigned char *disk);
+/* The no-key target of encrypted symlink F from its data (MAX bytes);
+ * *TARGET NULL (but *LEN set) where the kernel would hash it. */
+int e2map__crypt_symlink(e2map_file_t *f, const unsigned char *caddr,
+			 size_t max, char **target, size_t *len);
+/* An encrypted symlink's target as the kernel follows it without the
+ * key (its no-key name), from DATA of MAX bytes; malloc'd. */
+int e2map__crypt_symlink_target(e2map_file_t *f, const unsigned char *data,
+				size_t max, char **target);
+
+#endif /* E2MAP_DIR_H */

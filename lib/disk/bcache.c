@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The image's block cache: metadata blocks (inode tables, extent and
+ * indirect blocks, directories) kept between calls, as the kernel's buffer
+ * cache keeps them on a mount.  libext2fs's unix io manager caches 8
+ * blocks; a path walk or a whole-image check touches far more, and each
+ * miss is a pread.  Direct-mapped: a lookup is one compare, and memory is
+ * fixed (CACHE_BYTES) whatever the image's size or block size.  The image never changes
+ * under a read-only handle, so nothing is ever invalidated.
+ */
+#include "disk.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CACHE_BYTES (4U << 20)	/* 1,024 blocks of 4 KiB, 4,096 of 1 KiB */
+#define NO_BLOCK UINT64_MAX
+
+struct e2map_bcache {
+	unsigned slots;		/* a power of two */
+	uint64_t *tag;
+	unsigned char *data;	/* SLOTS blocks, touched as they are used */
+};
+
+static void bcache_free(struct e2map_bcache *c)
+{
+	if (c) {
+		free(c->tag);
+		free(c->data);
+	}
+	free(c);
+}
+
+static struct e2map_bcache *bcache_get(e2map_t *m)
+{
+	struct e2map_bcache *c = m->bcache;
+	unsigned i;
+
+	if (c)
+		return c;
+	if (!(c = calloc(1, sizeof(*c))))
+		return NULL;
+	c->slots = CACHE_BYTES / m->bs;		/* block sizes are powers of 2 */
+	c->tag = malloc(c->slots * sizeof(*c->tag));
+	c->data = malloc((size_t)c->slots * m->bs);
+	if (!c->tag || !c->data) {
+		bcache_free(c);
+		return NULL;
+	}
+	for (i = 0; i < c->slots; i++)
+		c->tag[i] = NO_BLOCK;
+	return m->bcache = c;
+}
+
+/* Neighbouring blocks land in neighbouring slots: a table walk keeps
+ * its recent blocks while the tree blocks it meets evict few of them. */
+static unsigned slot_of(const struct e2map_bcache *c, uint64_t pblk)
+{
+	return (unsigned)(pblk ^ (pblk >> 20)) & (c->slots - 1);
+}
+
+static int read_image(e2map_t *m, uint64_t pblk, void *buf)
+{
+	errcode_t code;
+
+	m->blocks_read++;
+	code = io_channel_read_blk64(m->fs->io, pblk, 1, buf);
+	if (code)
+		return e2map__errcode(m, code, "reading a metadata block");
+	return 0;
+}
+
+/* Block PBLK in the cache, read from the image on a miss; NULL and
+ * *ERR on failure. */
+static const unsigned char *cached(e2map_t *m, uint64_t pblk, int *err)
+{
+	struct e2map_bcache *c;
+	unsigned char *slot;
+	unsigned i;
+
+	*err = 0;
+	if (pblk >= ext2fs_blocks_count(m->fs->super)) {
+		*err = e2map__fail(m, -EUCLEAN, "block %" PRIu64
+				   " is outside the filesystem", pblk);
+		return NULL;
+	}
+	if (!(c = bcache_get(m))) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	i = slot_of(c, pblk);
+	slot = c->data + (size_t)i * m->bs;
+	if (c->tag[i] != pblk) {
+		c->tag[i] = NO_BLOCK;
+		if ((*err = read_image(m, pblk, slot)) < 0)
+			return NULL;
+		c->tag[i] = pblk;
+	}
+	return slot;
+}
+
+/*
+ * Readahead, as the kernel's for inode tables (ext4_inode_readahead_blks):
+ * one read of up to RA_BYTES straight into the slots of blocks that run in
+ * order, where single reads cost a pread (and libext2fs's cache a copy)
+ * each.  Only a hint: on any failure the blocks are read one by one later,
+ * and fail there with their own errors.
+ */
+#define RA_BYTES (128U << 10)
+
+void e2map__read_ahead(e2map_t *m, uint64_t pblk, uint64_t count)
+{
+	struct e2map_bcache *c = bcache_get(m);
+	uint64_t end = ext2fs_blocks_count(m->fs->super);
+	unsigned i, first, n = 0;
+
+	if (!c || pblk >= end)
+		return;
+	count = count < RA_BYTES / m->bs ? count : RA_BYTES / m->bs;
+	count = count < end - pblk ? count : end - pblk;
+	first = slot_of(c, pblk);
+	/* Slots in a row: no wrap of the table, no change of pblk >> 20. */
+	while (n < count && first + n < c->slots &&
+	       slot_of(c, pblk + n) == first + n)
+		n++;
+	if (n < 2 || c->tag[first] == pblk)
+		return;
+	for (i = 0; i < n; i++)
+		c->tag[first + i] = NO_BLOCK;
+	m->blocks_read += n;
+	if (io_channel_read_blk64(m->fs->io, pblk, (int)n,
+				  c->data + (size_t)first * m->bs))
+		return;
+	for (i = 0; i < n; i++)
+		c->tag[first + i] = pblk + i;
+}
+
+/*
+ * A whole-image pass on a cold page cache: the page cache is filled in
+ * ascending disk order ahead of the reads, as e2fsck's readahead does,
+ * not in the order the walk meets blocks.  Only a hint to the media (a
+ * container has no page cache to fill: a no-op).
+ */
+void e2map__prefetch(e2map_t *m, uint64_t pblk, uint64_t count)
+{
+	uint64_t end = ext2fs_blocks_count(m->fs->super);
+
+	if (pblk >= end || !count)
+		return;
+	if (count > end - pblk)
+		count = end - pblk;
+	(void)io_channel_cache_readahead(m->fs->io, pblk, count);
+}
+
+int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf)
+{
+	return e2map__read_part(m, pblk, 0, m->bs, buf);
+}
+
+int e2map__read_part(e2map_t *m, uint64_t pblk, size_t off, size_t len,
+		     void *buf)
+{
+	const unsigned char *b;
+	int err;
+
+	if (!(b = cached(m, pblk, &err)))
+		return err;
+	memcpy(buf, b + off, len);
+	return 0;
+}
+
+uint64_t e2map_blocks_read(const e2map_t *m)
+{
+	return m ? m->blocks_read : 0;
+}
+
+void e2map__bcache_free(e2map_t *m)
+{
+	bcache_free(m->bcache);
+	m->bcache = NULL;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The disk layer: the image handle (struct e2map, what a mounted
+ * superblock is to the kernel) and what reads blocks for the layers
+ * above -- the block cache, the system zone's queries and the group
+ * layout.  Building the zone reads the journal inode, so it lives in
+ * mount/; here it is only asked.
+ */
+#ifndef E2MAP_DISK_H
+#define E2MAP_DISK_H
+
+#include "media.h"
+
+/* A range of the system zone (block_validity.c). */
+struct e2map_zone {
+	uint64_t start, count;
+};
+struct e2map_zones {
+	struct e2map_zone *v;
+	size_t n, cap;
+	size_t hint;		/* last search's answer: a guess, checked */
+};
+
+struct e2map {
+	struct e2map_err err;		/* first: base/errors.c writes it */
+	ext2_filsys fs;
+	char *image;			/* the path given to e2map_open */
+	char *options;			/* its OPTIONS, for sibling handles */
+	struct e2map_zones zone;	/* metadata: valid for no inode */
+	struct e2map_zones jzone;	/* journal blocks: valid for it only */
+	uint32_t bs;
+	unsigned bits;
+	uint32_t itb;			/* inode table blocks per group */
+	uint64_t s_maxbytes;		/* extent-mapped inodes (spec §6) */
+	uint64_t s_bitmap_maxbytes;	/* block-mapped inodes */
+	bool warm;			/* cache=warm */
+	size_t replayed;		/* blocks journal recovery laid over */
+	uint64_t blocks_read;		/* metadata blocks read from the image */
+	uint64_t disk_offset;		/* the filesystem's first byte in the disk */
+	struct blkset dir_ok;		/* directory blocks whose checksum passed */
+	dgrp_t itable_ahead;		/* inode tables prefetched below this group */
+	/* What a mount keeps between calls, made on first use (each is
+	 * bounded whatever the image's size): */
+	struct e2map_bcache *bcache;	/* blocks (bcache.c) */
+	struct e2map_icache *icache;	/* checked inodes (inode/iget.c) */
+	struct e2map_dcache *dcache;	/* large directories' names (dir/dcache.c) */
+};
+
+_Static_assert(offsetof(struct e2map, err) == 0,
+	       "base/errors.c writes a handle's detail through its first member");
+
+/* bcache.c: block PBLK into BUF, through the image's block cache */
+int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf);
+/* LEN bytes at OFF of block PBLK (OFF + LEN within the block) */
+int e2map__read_part(e2map_t *m, uint64_t pblk, size_t off, size_t len,
+		     void *buf);
+/* Blocks [PBLK, PBLK + COUNT) are about to be read in order: a hint. */
+void e2map__read_ahead(e2map_t *m, uint64_t pblk, uint64_t count);
+/* Blocks [PBLK, PBLK + COUNT) will be read soon, in no set order: ask the
+ * media to start reading them now (posix_fadvise on a raw image). */
+void e2map__prefetch(e2map_t *m, uint64_t pblk, uint64_t count);
+void e2map__bcache_free(e2map_t *m);
+
+/* zone.c: ext4_inode_block_valid's range part: past the first data
+ * block, inside the filesystem. */
+bool e2map__block_valid(const e2map_t *m, uint64_t pblk, uint64_t count);
+/* zone.c: ext4_inode_block_valid for inode INO: also clear of the system
+ * zone (its own journal zone aside). */
+bool e2map__zone_valid(e2map_t *m, ext2_ino_t ino, uint64_t pblk,
+		       uint64_t count);
+void e2map__zone_free(e2map_t *m);
+
+#endif /* E2MAP_DISK_H */

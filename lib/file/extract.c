@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * e2map_extract: a file or a tree out of the image onto the host, as
+ * `cp -a` copies it from the kernel's mount.  A regular file's data is
+ * found as coreutils finds it (SEEK_DATA/SEEK_HOLE through the mapping
+ * walk), read as read(2) on the mount returns it and written at the same
+ * offsets, so holes and unwritten ranges become holes: only the data is
+ * written.  Hard links are made as links, symlinks, FIFOs, sockets and
+ * (as root) device nodes recreated.  One entry's failure is reported and
+ * the walk goes on; nothing is ever written to the image.
+ */
+#include "file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#define COPY_BUF (1U << 20)
+
+struct xt {
+	e2map_t *m;
+	unsigned flags;
+	e2map_extract_cb cb;
+	void *payload;
+	const char *src;	/* the entry's path in the image */
+	struct e2map_pathbuf dst, first;	/* its copy; a hard link's target */
+	size_t base;		/* DEST's part of dst */
+	size_t start;		/* PATH's part of src */
+	unsigned char *buf;
+	mode_t umask;
+	bool root;		/* may chown and make device nodes */
+	unsigned failures;
+	int stop;		/* CB's negative return: stop, return it */
+};
+
+/* Tell the caller about the entry at src/dst; CB's negative return stops
+ * the walk (0 here, x->stop set: every step checks it). */
+static int report(struct xt *x, const struct e2map_stat *st, int err,
+		  const char *what, uint64_t bytes, bool partial)
+{
+	int r;
+
+	struct e2map_extract_event ev = {
+		.path = x->src, .dest = x->dst.s, .mode = st ? st->mode : 0,
+		.bytes = bytes, .err = err, .what = what ? what : "",
+		.partial = partial,
+	};
+
+	if (err)
+		x->failures++;
+	if (x->cb && (r = x->cb(&ev, x->payload)) < 0)
+		x->stop = r;
+	return 0;
+}
+
+static bool all_zero(const unsigned char *p, size_t n)
+{
+	return n == 0 || (p[0] == 0 && !memcmp(p, p + 1, n - 1));
+}
+
+/* N bytes of the buffer to FD at OFF; in SPARSE mode zero blocks of the
+ * image's block size are skipped (left as holes). */
+static int put(struct xt *x, int fd, size_t n, int64_t off, bool sparse)
+{
+	size_t at = 0, step;
+
+	while (at < n) {
+		step = sparse ? x->m->bs - (size_t)((off + at) % x->m->bs) :
+			n - at;
+		step = step < n - at ? step : n - at;
+		if (!(sparse && all_zero(x->buf + at, step))) {
+			size_t w = 0;
+
+			while (w < step) {
+				ssize_t k = pwrite(fd, x->buf + at + w,
+						   step - w, off + at + w);
+
+				if (k < 0)
+					return -errno;
+				w += (size_t)k;
+			}
+		}
+		at += step;
+	}
+	return 0;
+}
+
+/*
+ * Bytes [*off, end) of F into FD at the same offsets; *OFF moves on.
+ * SPARSE: the map is unknown, zero blocks are not written.
+ */
+static int copy_range(struct xt *x, e2map_file_t *f, int fd, int64_t *off,
+		      int64_t end, bool sparse, uint64_t *done,
+		      const char **what)
+{
+	int err;
+
+	while (*off < end) {
+		size_t want = end - *off < COPY_BUF ? (size_t)(end - *off) :
+			      COPY_BUF;
+		int64_t n = e2map_pread(f, x->buf, want, *off);
+
+		if (n < 0) {
+			*what = "read";
+			return (int)n;
+		}
+		if (n == 0)
+			return 0;
+		if ((err = put(x, fd, (size_t)n, *off, sparse)) < 0) {
+			*what = "write";
+			return err;
+		}
+		*off += n;
+		*done += (uint64_t)n;
+	}
+	return 0;
+}
+
+/*
+ * The data of F, region by region as SEEK_DATA/SEEK_HOLE give them, then
+ * the size set.  Where the map cannot be had (damaged metadata fails the
+ * seek), the rest is read as read(2) reads it, so that the bytes are the
+ * mount's; where a read fails, the size is cut where the good bytes end,
+ * so the file holds nothing that was not read.
+ */
+static int copy_data(struct xt *x, e2map_file_t *f, int fd, uint64_t size,
+		     uint64_t *done, const char **what)
+{
+	int64_t pos = 0, data, hole;
+	int err = 0;
+
+	while ((uint64_t)pos < size) {
+		if ((data = e2map_lseek(f, pos, E2MAP_SEEK_DATA)) == -ENXIO)
+			break;
+		if (data < 0 ||
+		    (hole = e2map_lseek(f, data, E2MAP_SEEK_HOLE)) < 0) {
+			if (data >= 0)
+				pos = data;
+			err = copy_range(x, f, fd, &pos, (int64_t)size, true,
+					 done, what);
+			break;
+		}
+		pos = data;
+		err = copy_range(x, f, fd, &pos, hole, false, done, what);
+		if (err < 0 || pos < hole)	/* failed, or EOF came first */
+			break;
+	}
+	if (err)
+		size = (uint64_t)pos;
+	if (ftruncate(fd, (off_t)size) < 0 && !err) {
+		*what = "truncate";
+		err = -errno;
+	}
+	return err;
+}
+
+/* open(2) the destination, replacing what is there but a directory. */
+static int create_file(struct xt *x, mode_t mode)
+{
+	int fd = open(x->dst.s, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+		      O_CLOEXEC, mode & 0777);
+
+	if (fd < 0 && errno == ELOOP && unlink(x->dst.s) == 0)
+		fd = open(x->dst.s, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+			  O_CLOEXEC, mode & 0777);
+	return fd < 0 ? -errno : fd;
+}
+
+static int extract_file(struct xt *x, uint64_t ino,
+			const struct e2map_stat *st, const char **what,
+			uint64_t *done, bool *partial)
+{
+	e2map_file_t *f;
+	int fd, err;
+
+	if ((err = e2map_file_open_ino(x->m, ino, &f)) < 0) {
+		*what = "open";
+		return err;
+	}
+	if ((fd = create_file(x, st->mode)) < 0) {
+		*what = "create";
+		e2map_file_close(f);
+		return fd;
+	}
+	err = copy_data(x, f, fd, st->size, done, what);
+	e2map_file_close(f);
+	if (close(fd) < 0 && !err) {
+		*what = "write";
+		err = -errno;
+	}
+	*partial = err && strcmp(*what, "create");
+	return err;
+}
+
+/* A node that is no file: make it anew, replacing what is there. */
+static int make_node(struct xt *x, uint64_t ino, const struct e2map_stat *st,
+		     const char **what)
+{
+	uint32_t type = st->mode & S_IFMT;
+	char *target = NULL;
+	int64_t n = 0;
+	int r, tries;
+
+	if (type == S_IFLNK) {
+		*what = "readlink";
+		if ((n = e2map_readlink_alloc(x->m, ino, &target)) < 0)
+			return (int)n;
+	} else if ((type == S_IFCHR || type == S_IFBLK) && !x->root) {
+		*what = "mknod";
+		return -EPERM;
+	}
+	for (tries = 0; tries < 2; tries++) {
+		if (type == S_IFLNK)
+			*what = "symlink", r = symlink(target, x->dst.s);
+		else
+			*what = "mknod", r = mknod(x->dst.s, type | (st->mode &
+					0777), (dev_t)st->rdev);
+		if (r == 0 || errno != EEXIST || unlink(x->dst.s) < 0)
+			break;
+	}
+	free(target);
+	return r < 0 ? -errno : 0;
+}
+
+static int set_one_xattr(const struct e2map_xattr *xa, void *payload)
+{
+	struct xt *x = payload;
+
+	if (xa->err == -ENODATA || xa->err == -EOPNOTSUPP)
+		return 0;	/* the mount would not give it to cp either */
+	if (xa->err)
+		return report(x, NULL, xa->err, "getxattr", 0, false);
+	if (lsetxattr(x->dst.s, xa->name, xa->value, xa->value_len, 0) < 0 &&
+	    errno != ENOTSUP)
+		return report(x, NULL, -errno, "setxattr", 0, false);
+	return 0;
+}
+
+/* -p: xattrs (ACLs among them), owner, mode, then the two times. */
+static int preserve(struct xt *x, uint64_t ino, const struct e2map_stat *st,
+		    const char **what)
+{
+	struct timespec ts[2] = {
+		{ .tv_sec = st->atime.sec, .tv_nsec = st->atime.nsec },
+		{ .tv_sec = st->mtime.sec, .tv_nsec = st->mtime.nsec },
+	};
+	int err;
+
+	if ((err = e2map_xattrs_ino(x->m, ino, set_one_xattr, x)) < 0) {
+		*what = "listxattr";
+		return err;
+	}
+	*what = "chown";
+	if (lchown(x->dst.s, st->uid, st->gid) < 0 && (x->root || errno != EPERM))
+		return -errno;
+	*what = "chmod";
+	if (!S_ISLNK(st->mode) && chmod(x->dst.s, st->mode & 07777) < 0)
+		return -errno;
+	*what = "utimensat";
+	if (utimensat(AT_FDCWD, x->dst.s, ts, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The copy of image path PATH: DEST, then what follows the walk's start. */
+static int dest_of(struct xt *x, const char *path,
+		   struct e2map_pathbuf *out)
+{
+	const char *rest = path + x->start;
+
+	if (out == &x->dst) {
+		out->s[out->len = x->base] = '\0';
+	} else {
+		out->len = 0;
+		if (e2map__path_push(out, x->dst.s, x->base) < 0)
+			return -ENOMEM;
+	}
+	while (*rest == '/')
+		rest++;
+	return *rest ? e2map__path_push(out, rest, strlen(rest)) : 0;
+}
+
+/* A second name of a file already extracted: a hard link to it. */
+static int extract_link(struct xt *x, const char *first, const char **what)
+{
+	*what = "link";
+	if (dest_of(x, first, &x->first) < 0)
+		return -ENOMEM;
+	if (link(x->first.s, x->dst.s) == 0)
+		return 0;
+	if (errno == EEXIST && unlink(x->dst.s) == 0 &&
+	    link(x->first.s, x->dst.s) == 0)
+		return 0;
+	return -errno;
+}
+
+/* A directory is made on the way down, set as it should be on the way up. */
+static int enter_dir(struct xt *x, const struct e2map_stat *st, int err)
+{
+	if (!(x->flags & E2MAP_EXTRACT_RECURSIVE)) {
+		report(x, st, -EISDIR, "not recursive", 0, false);
+		return x->stop ? x->stop : 1;
+	}
+	if (err) {
+		report(x, st, err, "directory loop", 0, false);
+		return x->stop;
+	}
+	if (mkdir(x->dst.s, (st->mode & 0777) | S_IRWXU) < 0 &&
+	    errno != EEXIST) {
+		report(x, st, -errno, "mkdir", 0, false);
+		return x->stop ? x->stop : 1;
+	}
+	return x->stop;
+}
+
+static int leave_dir(struct xt *x, const struct e2map_stat *st)
+{
+	mode_t mode = st->mode & 0777;
+	const char *what = "chmod";
+	int err = 0;
+
+	if (!(x->flags & E2MAP_EXTRACT_PRESERVE) &&
+	    (mode & S_IRWXU) != S_IRWXU && chmod(x->dst.s, mode & ~x->umask) < 0)
+		err = -errno;
+	if (!err && (x->flags & E2MAP_EXTRACT_PRESERVE))
+		err = preserve(x, st->ino, st, &what);
+	if (err == -ENOMEM)
+		return err;
+	report(x, st, err, err ? what : NULL, 0, false);
+	return x->stop;
+}
+
+/*
+ * Anything but a directory; a file whose copy could not be made is not
+ * the target of its later names (1: the walk skips it as one).
+ */
+static int extract_node(struct xt *x, const struct e2map_tree_entry *e)
+{
+	const struct e2map_stat *st = e->st;
+	const char *what = "link";
+	uint64_t bytes = 0;
+	bool partial = false;
+	int made, err;
+
+	if (e->first)
+		made = extract_link(x, e->first, &what);
+	else if (S_ISREG(st->mode))
+		made = extract_file(x, e->ino, st, &what, &bytes, &partial);
+	else
+		made = make_node(x, e->ino, st, &what);
+	err = made;
+	if (!err && !e->first && (x->flags & E2MAP_EXTRACT_PRESERVE))
+		err = preserve(x, e->ino, st, &what);
+	if (err == -ENOMEM || made == -ENOMEM)
+		return -ENOMEM;
+	report(x, st, err, err ? what : NULL, bytes, partial);
+	return x->stop ? x->stop : made < 0;
+}
+
+static int on_entry(const struct e2map_tree_entry *e, void *payload)
+{
+	struct xt *x = payload;
+
+	x->src = e->path;
+	if (dest_of(x, e->path, &x->dst) < 0)
+		return -ENOMEM;
+	if (e->visit == E2MAP_TREE_LIST_FAILED) {
+		report(x, NULL, e->err, "readdir", 0, false);
+		return x->stop;
+	}
+	if (e->visit == E2MAP_TREE_DIR_DONE)
+		return leave_dir(x, e->st);
+	if (!e->st) {
+		report(x, NULL, e->err, "lstat", 0, false);
+		return x->stop;
+	}
+	if (S_ISDIR(e->st->mode))
+		return enter_dir(x, e->st, e->err);
+	return extract_node(x, e);
+}
+
+/* DEST names the copy; an existing directory takes it under PATH's name. */
+static int start_dest(struct xt *x, const char *path, const char *dest)
+{
+	const char *base = strrchr(path, '/');
+	struct e2map_stat st;
+	struct stat hs;
+	size_t n;
+	int err;
+
+	if ((err = e2map__path_push(&x->dst, dest, strlen(dest))) < 0)
+		return err;
+	x->base = x->dst.len;
+	if ((err = e2map_lstat(x->m, path, &st)) == -ENOMEM)
+		return err;
+	if (stat(dest, &hs) < 0 || !S_ISDIR(hs.st_mode) ||
+	    (!err && st.ino == EXT2_ROOT_INO))
+		return 0;
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	while (n && base[n - 1] == '/')
+		n--;
+	if (n && (err = e2map__path_push(&x->dst, base, n)) < 0)
+		return err;
+	x->base = x->dst.len;
+	return 0;
+}
+
+int e2map_extract(e2map_t *m, const char *path, const char *dest,
+		  unsigned flags, e2map_extract_cb cb, void *payload)
+{
+	struct xt x = { .m = m, .flags = flags, .cb = cb, .payload = payload };
+	int err;
+
+	if (!m || !path || !dest || !*dest ||
+	    (flags & ~(E2MAP_EXTRACT_RECURSIVE | E2MAP_EXTRACT_PRESERVE)))
+		return -EINVAL;
+	x.umask = umask(0);
+	umask(x.umask);
+	x.root = geteuid() == 0;
+	x.start = strlen(path);
+	if (!(x.buf = malloc(COPY_BUF)))
+		return -ENOMEM;
+	if ((err = start_dest(&x, path, dest)) == 0)
+		err = e2map_tree_walk(m, path, on_entry, &x);
+	free(x.buf);
+	free(x.dst.s);
+	free(x.first.s);
+	return err < 0 ? err : (int)x.failures;
+}

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * e2map_tree_walk: the walk cp -a and tar make over the mount, from a path
+ * down: lstat of each name, a directory's entries in getdents order (read
+ * whole before any is visited, as the copy may take its time), a file of
+ * several links reported with the name it was first met under.  One walk
+ * for every command that copies a tree out (extract, tar); du keeps its
+ * own, which follows fts's sorting rules.
+ */
+#include "file.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/*
+ * Inodes met before, by number: open addressing, a power-of-two table.
+ * For files of several links the value is the first name; directories
+ * are kept with an empty one, so a damaged tree cannot loop.
+ */
+struct seen {
+	uint64_t *ino;
+	char **name;
+	size_t n, cap;
+};
+
+static size_t seen_slot(const struct seen *s, uint64_t ino)
+{
+	size_t i = (size_t)(ino * 0x9e3779b97f4a7c15ULL) & (s->cap - 1);
+
+	while (s->ino[i] && s->ino[i] != ino)
+		i = (i + 1) & (s->cap - 1);
+	return i;
+}
+
+static const char *seen_find(const struct seen *s, uint64_t ino)
+{
+	return s->cap ? s->name[seen_slot(s, ino)] : NULL;
+}
+
+static int seen_grow(struct seen *s)
+{
+	struct seen t = { .n = s->n, .cap = s->cap ? 2 * s->cap : 64 };
+	size_t i, j;
+
+	t.ino = calloc(t.cap, sizeof(*t.ino));
+	t.name = calloc(t.cap, sizeof(*t.name));
+	if (!t.ino || !t.name) {
+		free(t.ino);
+		free(t.name);
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->cap; i++) {
+		if (!s->ino[i])
+			continue;
+		j = seen_slot(&t, s->ino[i]);
+		t.ino[j] = s->ino[i];
+		t.name[j] = s->name[i];
+	}
+	free(s->ino);
+	free(s->name);
+	*s = t;
+	return 0;
+}
+
+static int seen_add(struct seen *s, uint64_t ino, const char *name)
+{
+	size_t i;
+
+	if (2 * (s->n + 1) > s->cap && seen_grow(s) < 0)
+		return -ENOMEM;
+	i = seen_slot(s, ino);
+	if (s->ino[i])
+		return 0;
+	if (!(s->name[i] = strdup(name)))
+		return -ENOMEM;
+	s->ino[i] = ino;
+	s->n++;
+	return 0;
+}
+
+static void seen_free(struct seen *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->cap; i++)
+		free(s->name[i]);
+	free(s->ino);
+	free(s->name);
+}
+
+struct walk {
+	e2map_t *m;
+	e2map_tree_cb cb;
+	void *payload;
+	struct e2map_pathbuf path;
+	struct seen links, dirs;
+};
+
+static int visit(struct walk *w, enum e2map_tree_visit v, uint64_t ino,
+		 unsigned depth, const struct e2map_stat *st,
+		 const char *first, int err)
+{
+	struct e2map_tree_entry e = {
+		.path = w->path.s, .len = w->path.len, .depth = depth,
+		.ino = ino, .st = st, .first = first, .visit = v, .err = err,
+	};
+
+	return w->cb(&e, w->payload);
+}
+
+/* One directory's entries, read before any is visited. */
+struct listing {
+	struct e2map_dirent *v;
+	char *names;
+	size_t n, cap, nlen, ncap;
+};
+
+static int list_add(const struct e2map_dirent *de, void *payload)
+{
+	struct listing *l = payload;
+
+	if ((de->len == 1 && de->name[0] == '.') ||
+	    (de->len == 2 && !memcmp(de->name, "..", 2)))
+		return 0;
+	if (e2map__grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)) < 0 ||
+	    e2map__grow((void **)&l->names, &l->ncap, l->nlen + de->len, 1) < 0)
+		return -ENOMEM;
+	l->v[l->n] = *de;
+	l->v[l->n++].name = (const char *)(uintptr_t)l->nlen;	/* an offset */
+	memcpy(l->names + l->nlen, de->name, de->len);
+	l->nlen += de->len;
+	return 0;
+}
+
+static int walk_node(struct walk *w, uint64_t ino, unsigned depth);
+
+/* Directory INO's entries; where its listing failed, that first. */
+static int walk_children(struct walk *w, uint64_t ino, unsigned depth)
+{
+	struct listing l = { 0 };
+	size_t i, len = w->path.len;
+	e2map_file_t *d;
+	int err;
+
+	if ((err = e2map_file_open_ino(w->m, ino, &d)) == 0) {
+		err = e2map_readdir(d, list_add, &l);
+		e2map_file_close(d);
+	}
+	if (err && err != -ENOMEM)
+		err = visit(w, E2MAP_TREE_LIST_FAILED, ino, depth, NULL, NULL,
+			    err);
+	for (i = 0; i < l.n && err >= 0; i++) {
+		const char *name = l.names + (uintptr_t)l.v[i].name;
+
+		if ((err = e2map__path_push(&w->path, name, l.v[i].len)) < 0)
+			break;
+		err = walk_node(w, l.v[i].ino, depth + 1);
+		w->path.s[w->path.len = len] = '\0';
+	}
+	free(l.v);
+	free(l.names);
+	return err < 0 ? err : 0;
+}
+
+static int walk_dir(struct walk *w, const struct e2map_stat *st,
+		    unsigned depth)
+{
+	int r;
+
+	if (seen_find(&w->dirs, st->ino) || depth > E2MAP_PATHS_MAX_DEPTH)
+		return visit(w, E2MAP_TREE_NODE, st->ino, depth, st, NULL,
+			     -ELOOP);
+	if ((r = seen_add(&w->dirs, st->ino, "")) < 0)
+		return r;
+	if ((r = visit(w, E2MAP_TREE_NODE, st->ino, depth, st, NULL, 0)))
+		return r;
+	if ((r = walk_children(w, st->ino, depth)) < 0)
+		return r;
+	return visit(w, E2MAP_TREE_DIR_DONE, st->ino, depth, st, NULL, 0);
+}
+
+static int walk_node(struct walk *w, uint64_t ino, unsigned depth)
+{
+	struct e2map_stat st;
+	const char *first = NULL;
+	int r;
+
+	if ((r = e2map_stat_ino(w->m, ino, &st)) < 0)
+		return r == -ENOMEM ? r : visit(w, E2MAP_TREE_NODE, ino, depth,
+						NULL, NULL, r);
+	if (S_ISDIR(st.mode))
+		return walk_dir(w, &st, depth);
+	if (st.nlink > 1)
+		first = seen_find(&w->links, ino);
+	r = visit(w, E2MAP_TREE_NODE, ino, depth, &st, first, 0);
+	if (r == 0 && !first && st.nlink > 1)
+		r = seen_add(&w->links, ino, w->path.s);
+	return r;
+}
+
+int e2map_tree_walk(e2map_t *m, const char *path, e2map_tree_cb cb,
+		    void *payload)
+{
+	struct walk w = { .m = m, .cb = cb, .payload = payload };
+	struct e2map_stat st;
+	int r;
+
+	if (!m || !path || !cb)
+		return -EINVAL;
+	if ((r = e2map__path_push(&w.path, path, strlen(path))) < 0)
+		return r;
+	if ((r = e2map_lstat(m, path, &st)) == 0)
+		r = walk_node(&w, st.ino, 0);
+	else if (r != -ENOMEM)
+		r = visit(&w, E2MAP_TREE_NODE, 0, 0, NULL, NULL, r);
+	free(w.path.s);
+	seen_free(&w.links);
+	seen_free(&w.dirs);
+	return r < 0 ? r : 0;
+}

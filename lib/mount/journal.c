@@ -1,0 +1,895 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Journal recovery into memory (the "replay" option): what
+ * jbd2_journal_recover (fs/jbd2/recovery.c) writes to the device on a
+ * read-write mount, collected instead as an overlay of blocks that the io
+ * manager lays over the image (io_manager.c), so every later read sees
+ * the recovered filesystem and the image is never written.
+ *
+ * The kernel's three passes over the log from the journal superblock's
+ * s_start: PASS_SCAN finds the last complete transaction (sequence
+ * numbers, commit blocks, their checksums: v1 crc32_be, v2/v3 crc32c;
+ * async commit); PASS_REVOKE collects revoke records with the sequence
+ * that wrote them; PASS_REPLAY copies each tagged block that no later
+ * revoke covers to its home block, the last copy winning.  The journal is
+ * inode s_journal_inum, read through its own mapping (ext4_journal_bmap);
+ * an external journal device is refused, not guessed.
+ *
+ * Fast commits (fc_do_one_pass, ext4_fc_replay_scan): the area after the
+ * log holds the logical changes made since the last full commit.  PASS_SCAN
+ * checks them as the kernel does (the tid, each commit's crc32c in its
+ * tail) and counts the tags a valid tail closes; the blocks and that count
+ * go to fcreplay.c, which applies them after the log's blocks.
+ */
+#include "mount.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JBD2_MAGIC 0xc03b3998U
+enum { JB_DESCRIPTOR = 1, JB_COMMIT = 2, JB_SB_V1 = 3, JB_SB_V2 = 4,
+       JB_REVOKE = 5 };
+#define JF_COMPAT_CHECKSUM 0x1
+#define JF_REVOKE 0x1
+#define JF_64BIT 0x2
+#define JF_ASYNC_COMMIT 0x4
+#define JF_CSUM_V2 0x8
+#define JF_CSUM_V3 0x10
+#define JF_FAST_COMMIT 0x20
+#define JF_KNOWN_INCOMPAT 0x3f
+#define JTAG_ESCAPE 0x1
+#define JTAG_SAME_UUID 0x2
+#define JTAG_LAST 0x8
+#define JBD2_CRC32_CHKSUM 1
+#define JBD2_CRC32_CHKSUM_SIZE 4
+#define JBD2_CRC32C_CHKSUM 4
+#define JBD2_MIN_JOURNAL_BLOCKS 1024
+#define JBD2_DEFAULT_FC_BLOCKS 256
+#define JHDR 12			/* journal_header_t */
+#define JTAIL 4			/* jbd2_journal_block_tail */
+
+enum pass { PASS_SCAN, PASS_REVOKE, PASS_REPLAY };
+
+struct revoke {
+	uint64_t blk;
+	uint32_t seq;
+};
+
+struct replayed {
+	uint64_t blk;
+	size_t order;		/* replay order: the last one wins */
+};
+
+struct jnl {
+	e2map_t *m;
+	uint64_t *map;		/* journal block -> device block, 0: none */
+	uint32_t total, first, last, bs;
+	uint32_t fc_first, fc_last;	/* 0: no fast-commit area */
+	uint32_t compat, incompat;	/* 0 for a v1 superblock */
+	uint32_t seq, start, seed;
+	unsigned tag_bytes;
+	uint32_t end;		/* info->end_transaction; 0: not known */
+	bool failed;		/* j_failed_commit: a commit block was bad */
+	uint32_t failed_commit;
+	struct revoke *rv;
+	size_t nrv, caprv;
+	struct replayed *rp;
+	size_t nrp, caprp;
+	unsigned char *data;	/* nrp blocks, in replay order */
+	size_t capdata;
+	unsigned char *bh, *obh;
+	struct e2map_fc fc;	/* the fast-commit blocks PASS_SCAN kept */
+};
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
+}
+
+static uint16_t be16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static bool has_csum(const struct jnl *j)
+{
+	return j->incompat & (JF_CSUM_V2 | JF_CSUM_V3);
+}
+
+/* tid_gt: sequence numbers compare modulo 2^32. */
+static bool tid_gt(uint32_t x, uint32_t y)
+{
+	return (int32_t)(x - y) > 0;
+}
+
+/* journal_tag_bytes */
+static unsigned tag_bytes(const struct jnl *j)
+{
+	unsigned sz = 12;
+
+	if (j->incompat & JF_CSUM_V3)
+		return 16;
+	if (j->incompat & JF_CSUM_V2)
+		sz += 2;
+	return j->incompat & JF_64BIT ? sz : sz - 4;
+}
+
+static int jfail(int err, const char *what, uint64_t n)
+{
+	return e2map__fail(NULL, err, "journal recovery: %s %" PRIu64
+			   ": the kernel's mount fails", what, n);
+}
+
+/* jread: journal block OFF, through the journal's map, into BUF. */
+static int jread(struct jnl *j, uint32_t off, unsigned char *buf)
+{
+	if (off >= j->total)
+		return jfail(-EUCLEAN, "corrupted journal superblock: block",
+			     off);
+	if (!j->map[off])
+		return jfail(-EIO, "journal bmap failed: block", off);
+	if (io_channel_read_blk64(j->m->fs->io, j->map[off], 1, buf))
+		return jfail(-EIO, "failed to read journal block", off);
+	return 0;
+}
+
+static void wrap(const struct jnl *j, uint32_t *var)
+{
+	if (*var >= j->last)
+		*var -= j->last - j->first;
+}
+
+/* A descriptor or revoke block's tail checksum (v2/v3 only). */
+static bool block_csum_ok(const struct jnl *j, unsigned char *b)
+{
+	uint32_t want, got;
+
+	if (!has_csum(j))
+		return true;
+	want = be32(b + j->bs - JTAIL);
+	memset(b + j->bs - JTAIL, 0, JTAIL);
+	got = e2map__crc32c(j->seed, b, j->bs);
+	b[j->bs - 4] = (unsigned char)(want >> 24);
+	b[j->bs - 3] = (unsigned char)(want >> 16);
+	b[j->bs - 2] = (unsigned char)(want >> 8);
+	b[j->bs - 1] = (unsigned char)want;
+	return want == got;
+}
+
+static bool commit_csum_ok(const struct jnl *j, unsigned char *b)
+{
+	unsigned char keep[4];
+	uint32_t got;
+
+	if (!has_csum(j))
+		return true;
+	memcpy(keep, b + 16, 4);
+	memset(b + 16, 0, 4);
+	got = e2map__crc32c(j->seed, b, j->bs);
+	memcpy(b + 16, keep, 4);
+	return be32(keep) == got;
+}
+
+static bool tag_csum_ok(const struct jnl *j, const unsigned char *tag,
+			const unsigned char *data, uint32_t seq)
+{
+	unsigned char s[4] = { (unsigned char)(seq >> 24),
+			       (unsigned char)(seq >> 16),
+			       (unsigned char)(seq >> 8), (unsigned char)seq };
+	uint32_t c;
+
+	if (!has_csum(j))
+		return true;
+	c = e2map__crc32c(e2map__crc32c(j->seed, s, 4), data, j->bs);
+	if (j->incompat & JF_CSUM_V3)
+		return be32(tag + 12) == c;
+	return be16(tag + 4) == (uint16_t)c;
+}
+
+static uint64_t tag_block(const struct jnl *j, const unsigned char *tag)
+{
+	uint64_t b = be32(tag);
+
+	if (j->incompat & JF_64BIT)
+		b |= (uint64_t)be32(tag + 8) << 32;
+	return b;
+}
+
+/* count_tags: the tags a descriptor block holds (at least one). */
+static unsigned count_tags(const struct jnl *j, const unsigned char *b)
+{
+	size_t size = j->bs - (has_csum(j) ? JTAIL : 0), p = JHDR;
+	unsigned nr = 0;
+	uint16_t flags;
+
+	while (p + j->tag_bytes <= size) {
+		flags = be16(b + p + 6);
+		nr++;
+		p += j->tag_bytes + (flags & JTAG_SAME_UUID ? 0 : 16);
+		if (flags & JTAG_LAST)
+			break;
+	}
+	return nr;
+}
+
+/* calc_chksums: v1's crc32_be over the descriptor and its blocks. */
+static int calc_chksums(struct jnl *j, uint32_t *next, uint32_t *sum)
+{
+	unsigned i, n = count_tags(j, j->bh);
+
+	*sum = ext2fs_crc32_be(*sum, j->bh, j->bs);
+	for (i = 0; i < n; i++) {
+		uint32_t io = (*next)++;
+
+		wrap(j, next);
+		if (jread(j, io, j->obh) < 0)
+			return 1;
+		*sum = ext2fs_crc32_be(*sum, j->obh, j->bs);
+	}
+	return 0;
+}
+
+/* jbd2_journal_set_revoke: the newest sequence revoking a block wins. */
+static int set_revoke(struct jnl *j, uint64_t blk, uint32_t seq)
+{
+	if (e2map__grow((void **)&j->rv, &j->caprv, j->nrv + 1,
+			sizeof(*j->rv)) < 0)
+		return -ENOMEM;
+	j->rv[j->nrv++] = (struct revoke){ blk, seq };
+	return 0;
+}
+
+static int cmp_revoke(const void *a, const void *b)
+{
+	const struct revoke *x = a, *y = b;
+
+	return x->blk < y->blk ? -1 : x->blk > y->blk;
+}
+
+/* After PASS_REVOKE: one record per block, its newest sequence. */
+static void settle_revokes(struct jnl *j)
+{
+	size_t i, n = 0;
+
+	if (!j->nrv)	/* j->rv may be NULL, which qsort may not be given */
+		return;
+	qsort(j->rv, j->nrv, sizeof(*j->rv), cmp_revoke);
+	for (i = 0; i < j->nrv; i++) {
+		if (n && j->rv[n - 1].blk == j->rv[i].blk) {
+			if (tid_gt(j->rv[i].seq, j->rv[n - 1].seq))
+				j->rv[n - 1].seq = j->rv[i].seq;
+		} else {
+			j->rv[n++] = j->rv[i];
+		}
+	}
+	j->nrv = n;
+}
+
+/* jbd2_journal_test_revoke: revoked by a transaction at or after SEQ. */
+static bool revoked(const struct jnl *j, uint64_t blk, uint32_t seq)
+{
+	struct revoke key = { blk, 0 }, *r;
+
+	if (!j->nrv)	/* j->rv may be NULL, which bsearch may not be given */
+		return false;
+	r = bsearch(&key, j->rv, j->nrv, sizeof(*j->rv), cmp_revoke);
+	return r && !tid_gt(seq, r->seq);
+}
+
+/*
+ * scan_revoke_records: PASS_SCAN only checks the count (the kernel sizes
+ * its revoke table there), PASS_REVOKE records them.
+ */
+static int scan_revokes(struct jnl *j, enum pass pass, uint32_t seq)
+{
+	uint32_t count = be32(j->bh + JHDR);
+	size_t rec = j->incompat & JF_64BIT ? 8 : 4, off = JHDR + 4;
+	uint64_t blk;
+
+	if (count > j->bs - (has_csum(j) ? JTAIL : 0))
+		return jfail(-EINVAL, "revoke block of sequence", seq);
+	if (pass == PASS_SCAN)
+		return 0;
+	for (; off + rec <= count; off += rec) {
+		blk = rec == 4 ? be32(j->bh + off) :
+		      (uint64_t)be32(j->bh + off) << 32 | be32(j->bh + off + 4);
+		if (set_revoke(j, blk, seq) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A block for the overlay: its home BLK and the journal's copy in OBH. */
+static int replay_block(struct jnl *j, uint64_t blk, bool escape)
+{
+	unsigned char *d;
+
+	if (e2map__grow((void **)&j->rp, &j->caprp, j->nrp + 1,
+			sizeof(*j->rp)) < 0 ||
+	    e2map__grow((void **)&j->data, &j->capdata,
+			(j->nrp + 1) * (size_t)j->bs, 1) < 0)
+		return -ENOMEM;
+	d = j->data + j->nrp * (size_t)j->bs;
+	memcpy(d, j->obh, j->bs);
+	if (escape) {
+		d[0] = JBD2_MAGIC >> 24;
+		d[1] = (JBD2_MAGIC >> 16) & 0xff;
+		d[2] = (JBD2_MAGIC >> 8) & 0xff;
+		d[3] = JBD2_MAGIC & 0xff;
+	}
+	j->rp[j->nrp] = (struct replayed){ blk, j->nrp };
+	j->nrp++;
+	return 0;
+}
+
+/*
+ * PASS_REPLAY over one descriptor block: each tag's block to its home
+ * unless revoked; a bad read or a bad tag checksum is recorded in
+ * *SUCCESS and the rest still replayed, as the kernel does.
+ */
+static int replay_tags(struct jnl *j, uint32_t *next, uint32_t seq,
+		       int *success, bool *block_error)
+{
+	size_t size = j->bs - (has_csum(j) ? JTAIL : 0), p = JHDR;
+	const unsigned char *tag;
+	uint16_t flags;
+	uint64_t blk;
+	int err;
+
+	while (p + j->tag_bytes <= size) {
+		uint32_t io = (*next)++;
+
+		tag = j->bh + p;
+		flags = be16(tag + 6);
+		wrap(j, next);
+		if ((err = jread(j, io, j->obh)) < 0) {
+			*success = err;
+		} else {
+			blk = tag_block(j, tag);
+			if (revoked(j, blk, seq)) {
+				/* skip */
+			} else if (!tag_csum_ok(j, tag, j->obh, seq)) {
+				*success = -EBADMSG;
+				*block_error = true;
+			} else if ((err = replay_block(j, blk,
+						flags & JTAG_ESCAPE)) < 0) {
+				return err;
+			}
+		}
+		p += j->tag_bytes + (flags & JTAG_SAME_UUID ? 0 : 16);
+		if (flags & JTAG_LAST)
+			break;
+	}
+	return 0;
+}
+
+/* The state of one pass, as do_one_pass keeps it in locals. */
+struct pass_state {
+	enum pass pass;
+	uint32_t next_id, next_log;
+	uint32_t crc32_sum;
+	bool need_check_commit_time, block_error;
+	uint64_t last_commit_time;
+	int success;
+};
+
+enum step { STEP_NEXT, STEP_STOP, STEP_DONE };
+
+static int descriptor(struct jnl *j, struct pass_state *s, enum step *st)
+{
+	if (has_csum(j) && !block_csum_ok(j, j->bh)) {
+		/* PASS_SCAN may meet stale blocks of a lazily made journal. */
+		if (s->pass != PASS_SCAN)
+			return jfail(-EBADMSG, "invalid checksum recovering "
+				     "block", s->next_log);
+		s->need_check_commit_time = true;
+	}
+	*st = STEP_NEXT;
+	if (s->pass == PASS_REPLAY)
+		return replay_tags(j, &s->next_log, s->next_id, &s->success,
+				   &s->block_error);
+	if (s->pass == PASS_SCAN && (j->compat & JF_COMPAT_CHECKSUM) &&
+	    !s->need_check_commit_time && !j->end) {
+		calc_chksums(j, &s->next_log, &s->crc32_sum);
+		return 0;
+	}
+	s->next_log += count_tags(j, j->bh);
+	wrap(j, &s->next_log);
+	return 0;
+}
+
+/* v1 checksums: a match, or all unused. */
+static bool v1_commit_ok(const struct jnl *j, const struct pass_state *s)
+{
+	uint32_t found = be32(j->bh + 16);
+	unsigned type = j->bh[12], size = j->bh[13];
+
+	return (s->crc32_sum == found && type == JBD2_CRC32_CHKSUM &&
+		size == JBD2_CRC32_CHKSUM_SIZE) ||
+	       (type == 0 && size == 0 && found == 0);
+}
+
+/* A commit block whose checksum fails in PASS_SCAN: CHKSUM_ERROR. */
+static void commit_bad(struct jnl *j, struct pass_state *s,
+		       uint64_t time, enum step *st)
+{
+	if (time < s->last_commit_time) {
+		*st = STEP_DONE;	/* stale: recovery ends, no error */
+		return;
+	}
+	j->end = s->next_id;
+	if (!(j->incompat & JF_ASYNC_COMMIT)) {
+		j->failed = true;
+		j->failed_commit = s->next_id;
+		*st = STEP_NEXT;	/* the kernel's switch break */
+		return;
+	}
+	s->last_commit_time = time;
+	s->next_id++;
+	*st = STEP_NEXT;
+}
+
+static int commit(struct jnl *j, struct pass_state *s, enum step *st)
+{
+	uint64_t time = (uint64_t)be32(j->bh + 48) << 32 | be32(j->bh + 52);
+
+	*st = STEP_NEXT;
+	if (s->need_check_commit_time) {
+		if (time >= s->last_commit_time)
+			return jfail(-EBADMSG, "invalid checksum found in "
+				     "transaction", s->next_id);
+		*st = STEP_DONE;
+		return 0;
+	}
+	if (s->pass == PASS_SCAN && (j->compat & JF_COMPAT_CHECKSUM)) {
+		if (j->end) {
+			j->failed = true;
+			j->failed_commit = j->end;
+			return 0;	/* the kernel's switch break */
+		}
+		if (!v1_commit_ok(j, s)) {
+			commit_bad(j, s, time, st);
+			return 0;
+		}
+		s->crc32_sum = ~0U;
+	}
+	if (s->pass == PASS_SCAN && !commit_csum_ok(j, j->bh)) {
+		commit_bad(j, s, time, st);
+		return 0;
+	}
+	if (s->pass == PASS_SCAN)
+		s->last_commit_time = time;
+	s->next_id++;
+	return 0;
+}
+
+static int revoke_block(struct jnl *j, struct pass_state *s, enum step *st)
+{
+	*st = STEP_NEXT;
+	if (s->pass == PASS_SCAN && !block_csum_ok(j, j->bh))
+		s->need_check_commit_time = true;
+	if (s->pass == PASS_REPLAY)
+		return 0;
+	return scan_revokes(j, s->pass, s->next_id);
+}
+
+/* One block of the log: read, judged, and what the pass does with it. */
+static int one_block(struct jnl *j, struct pass_state *s, enum step *st)
+{
+	int err;
+
+	if ((err = jread(j, s->next_log, j->bh)) < 0)
+		return err;
+	s->next_log++;
+	wrap(j, &s->next_log);
+	*st = STEP_STOP;
+	if (be32(j->bh) != JBD2_MAGIC || be32(j->bh + 8) != s->next_id)
+		return 0;
+	switch (be32(j->bh + 4)) {
+	case JB_DESCRIPTOR:
+		return descriptor(j, s, st);
+	case JB_COMMIT:
+		return commit(j, s, st);
+	case JB_REVOKE:
+		return revoke_block(j, s, st);
+	default:
+		*st = STEP_DONE;
+		return 0;
+	}
+}
+
+#define EXT4_NAME_LEN 255
+#define EXT4_GOOD_OLD_INODE_SIZE 128
+
+/* ext4_fc_value_len_isvalid */
+static bool fc_len_ok(const struct jnl *j, unsigned tag, unsigned len)
+{
+	switch (tag) {
+	case E2MAP_FC_ADD_RANGE:
+		return len == 16;
+	case E2MAP_FC_DEL_RANGE:
+		return len == 12;
+	case E2MAP_FC_CREAT:
+	case E2MAP_FC_LINK:
+	case E2MAP_FC_UNLINK:
+		return len > 8 && len - 8 <= EXT4_NAME_LEN;
+	case E2MAP_FC_INODE:
+		return len >= 4 + EXT4_GOOD_OLD_INODE_SIZE &&
+		       len - 4 <= EXT2_INODE_SIZE(j->m->fs->super);
+	case E2MAP_FC_PAD:
+		return true;
+	case E2MAP_FC_TAIL:
+		return len >= 8;
+	case E2MAP_FC_HEAD:
+		return len == 8;
+	}
+	return false;
+}
+
+enum { FC_CONTINUE, FC_STOP };
+
+struct fc_scan {
+	uint32_t crc, expected;
+	unsigned cur_tag, num_tags;
+};
+
+/* One tag of ext4_fc_replay_scan: FC_CONTINUE, FC_STOP or -errno. */
+static int fc_scan_tag(struct fc_scan *sc, unsigned tag, const unsigned char *tl,
+		       unsigned len)
+{
+	const unsigned char *val = tl + E2MAP_FC_TL;
+
+	sc->cur_tag++;
+	switch (tag) {
+	case E2MAP_FC_TAIL:
+		sc->crc = e2map__crc32c(sc->crc, tl, E2MAP_FC_TL + 4);
+		if (le32(val) == sc->expected && le32(val + 4) == sc->crc) {
+			sc->num_tags = sc->cur_tag;
+			sc->crc = 0;
+			return FC_CONTINUE;
+		}
+		sc->crc = 0;
+		return sc->num_tags ? FC_STOP : -EBADMSG;
+	case E2MAP_FC_HEAD:
+		if (le32(val))
+			return -EOPNOTSUPP;
+		if (le32(val + 4) != sc->expected)
+			return FC_STOP;
+		break;
+	case E2MAP_FC_ADD_RANGE: case E2MAP_FC_DEL_RANGE: case E2MAP_FC_CREAT: case E2MAP_FC_LINK:
+	case E2MAP_FC_UNLINK: case E2MAP_FC_INODE: case E2MAP_FC_PAD:
+		break;
+	default:
+		return sc->num_tags ? FC_STOP : -ECANCELED;
+	}
+	sc->crc = e2map__crc32c(sc->crc, tl, E2MAP_FC_TL + len);
+	return FC_CONTINUE;
+}
+
+static int fc_scan_block(const struct jnl *j, struct fc_scan *sc,
+			 const unsigned char *b)
+{
+	size_t p = 0;
+	unsigned tag, len;
+	int r;
+
+	while (p + E2MAP_FC_TL <= j->bs) {
+		tag = b[p] | b[p + 1] << 8;
+		len = b[p + 2] | b[p + 3] << 8;
+		if (len > j->bs - p - E2MAP_FC_TL || !fc_len_ok(j, tag, len))
+			return sc->num_tags ? FC_STOP : -ECANCELED;
+		if ((r = fc_scan_tag(sc, tag, b + p, len)) != FC_CONTINUE)
+			return r;
+		p += E2MAP_FC_TL + len;
+	}
+	return FC_CONTINUE;
+}
+
+static int fc_fail(int err, uint32_t blk)
+{
+	const char *why = err == -EBADMSG ? "bad checksum in its first commit" :
+			  err == -EOPNOTSUPP ? "unknown features" :
+			  "invalid tag";
+
+	return e2map__fail(NULL, err, "journal recovery: fast-commit block "
+			   "%" PRIu32 ": %s: the kernel's mount fails", blk, why);
+}
+
+/*
+ * fc_do_one_pass in PASS_SCAN: the blocks scanned are kept, with the
+ * number of tags the last valid tail closes (ext4_fc_replay's replay pass
+ * stops there).
+ */
+static int fc_scan(struct jnl *j)
+{
+	struct fc_scan sc = { .expected = j->end };
+	uint32_t off;
+	unsigned char *b;
+	int r = FC_CONTINUE;
+
+	for (off = 0; r == FC_CONTINUE && j->fc_first + off <= j->fc_last;
+	     off++) {
+		if (e2map__grow((void **)&j->fc.blocks, &j->fc.cap,
+				(off + 1) * (size_t)j->bs, 1) < 0)
+			return -ENOMEM;
+		b = j->fc.blocks + off * (size_t)j->bs;
+		if ((r = jread(j, j->fc_first + off, b)) < 0)
+			return r;
+		j->fc.nblocks = off + 1;
+		if (!off && (b[0] | b[1] << 8) != E2MAP_FC_HEAD)
+			return 0;
+		if ((r = fc_scan_block(j, &sc, b)) < 0)
+			return fc_fail(r, j->fc_first + off);
+	}
+	j->fc.tags = sc.num_tags;
+	return 0;
+}
+
+/*
+ * do_one_pass.  A log that never ends (every block a descriptor of the
+ * same sequence) would keep the kernel's mount looping: after more blocks
+ * than the log holds, e2map refuses it instead.
+ */
+static int do_one_pass(struct jnl *j, enum pass pass)
+{
+	struct pass_state s = { .pass = pass, .next_id = j->seq,
+				.next_log = j->start, .crc32_sum = ~0U };
+	uint64_t seen = 0, most = 2 * (uint64_t)j->total + 2;
+	enum step st = STEP_NEXT;
+	int err;
+
+	while (st == STEP_NEXT) {
+		if (pass != PASS_SCAN && !tid_gt(j->end, s.next_id))
+			break;
+		if (++seen > most)
+			return jfail(-ELOOP, "the log never ends; blocks "
+				     "read", seen);
+		if ((err = one_block(j, &s, &st)) < 0)
+			return err;
+	}
+	if (pass == PASS_SCAN) {
+		if (!j->end)
+			j->end = s.next_id;
+		if (j->fc_first && !s.success && (err = fc_scan(j)) < 0)
+			return err;
+	} else if (j->end != s.next_id && !s.success) {
+		s.success = jfail(-EIO, "recovery pass ended at transaction",
+				  s.next_id);
+	}
+	if (s.block_error && !s.success)
+		s.success = jfail(-EIO, "invalid checksum recovering a data "
+				  "block of transaction", s.next_id);
+	return s.success;
+}
+
+/* The journal inode's blocks, as ext4_journal_bmap maps them. */
+static int map_journal(struct jnl *j, uint32_t ino)
+{
+	e2map_file_t *f;
+	struct es_entry r;
+	uint32_t i = 0, k;
+	int err;
+
+	if ((err = e2map__iget_how(j->m, ino, E2MAP_IGET_NAME, &f)) < 0)
+		return e2map__fail(NULL, err, "journal inode %u: %s", ino,
+				   j->m->err.msg);
+	err = 0;
+	if (!f->inode->i_links_count)
+		err = e2map__fail(NULL, -EUCLEAN, "journal inode %u is "
+				  "deleted", ino);
+	else if (!(j->total = (uint32_t)(f->size >> j->m->bits)) ||
+		 !(j->map = calloc(j->total, sizeof(*j->map))))
+		err = j->total ? -ENOMEM : e2map__fail(NULL, -EINVAL,
+				"journal inode %u is empty", ino);
+	while (!err && i < j->total) {
+		if ((err = e2map__map_blocks(f, i, j->total - i, &r)) < 0)
+			err = e2map__fail(NULL, err, "journal inode %u: %s",
+					  ino, j->m->err.msg);
+		else if (!r.len)
+			r.len = 1;
+		for (k = 0; !err && k < r.len && r.kind != E2MAP_RUN_HOLE; k++)
+			j->map[i + k] = r.pblk + k;
+		i += r.len;
+	}
+	e2map__iput(f);
+	return err;
+}
+
+static int sb_fail(const char *why)
+{
+	return e2map__fail(NULL, -EUCLEAN, "journal superblock: %s: the "
+			   "kernel's mount fails", why);
+}
+
+/*
+ * journal_check_superblock and journal_load_superblock: the last
+ * s_num_fc_blks blocks (256 when 0) are the fast-commit area, and the log
+ * wraps before them.  The area is read from j_fc_first = j_last + 1 to
+ * j_fc_last = s_maxlen, as the kernel reads it: its last block lies past
+ * the journal, so a scan that reaches it fails.
+ */
+static int fc_area(struct jnl *j, const unsigned char *b)
+{
+	uint32_t n = be32(b + 84);
+
+	if (!n)
+		n = JBD2_DEFAULT_FC_BLOCKS;
+	if (j->total < JBD2_MIN_JOURNAL_BLOCKS ||
+	    j->total - JBD2_MIN_JOURNAL_BLOCKS < n)
+		return e2map__fail(NULL, -EINVAL, "journal superblock: "
+				   "journal file too short for %u fast-commit "
+				   "blocks: the kernel's mount fails", n);
+	j->fc_last = j->total;
+	j->last = j->total - n;
+	j->fc_first = j->last + 1;
+	return 0;
+}
+
+/* journal_load_superblock and jbd2_journal_load's feature check. */
+static int load_super(struct jnl *j)
+{
+	unsigned char *b = j->bh;
+	uint32_t maxlen, type, c;
+	int err;
+
+	if ((err = jread(j, 0, b)) < 0)
+		return err;
+	type = be32(b + 4);
+	if (be32(b) != JBD2_MAGIC)
+		return sb_fail("no valid journal superblock found");
+	if (type != JB_SB_V1 && type != JB_SB_V2)
+		return sb_fail("unrecognised superblock format ID");
+	maxlen = be32(b + 16);
+	if (maxlen > j->total)
+		return sb_fail("journal file too short");
+	j->total = maxlen;
+	j->first = be32(b + 20);
+	j->last = maxlen;
+	if (!j->first || j->first >= j->total)
+		return sb_fail("invalid start block of journal");
+	if (type == JB_SB_V2) {
+		j->compat = be32(b + 36);
+		j->incompat = be32(b + 40);
+		if (be32(b + 44) || (j->incompat & ~JF_KNOWN_INCOMPAT))
+			return e2map__fail(NULL, -EINVAL, "journal: "
+					   "unrecognised features: the "
+					   "kernel's mount fails");
+	}
+	if ((j->incompat & JF_CSUM_V2) && (j->incompat & JF_CSUM_V3))
+		return sb_fail("checksum v2 and v3 at the same time");
+	if (has_csum(j) && (j->compat & JF_COMPAT_CHECKSUM))
+		return sb_fail("checksum v1 and v2/v3 at the same time");
+	if (has_csum(j)) {
+		if (b[80] != JBD2_CRC32C_CHKSUM)
+			return sb_fail("unknown checksum type");
+		j->seed = e2map__crc32c(~0U, b + 48, 16);
+		c = be32(b + 0xfc);
+		memset(b + 0xfc, 0, 4);
+		if (e2map__crc32c(~0U, b, 1024) != c)
+			return e2map__fail(NULL, -EBADMSG, "journal "
+					   "superblock: checksum error: the "
+					   "kernel's mount fails");
+	}
+	if ((j->incompat & JF_FAST_COMMIT) && (err = fc_area(j, b)) < 0)
+		return err;
+	j->seq = be32(b + 24);
+	j->start = be32(b + 28);
+	j->tag_bytes = tag_bytes(j);
+	return 0;
+}
+
+static int cmp_replayed(const void *a, const void *b)
+{
+	const struct replayed *x = a, *y = b;
+
+	if (x->blk != y->blk)
+		return x->blk < y->blk ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The overlay: for each home block, the last copy replayed. */
+static int make_overlay(struct jnl *j, struct e2map_overlay **out)
+{
+	size_t i, n = 0;
+	int err;
+
+	if (j->nrp)	/* as in settle_revokes: j->rp may be NULL */
+		qsort(j->rp, j->nrp, sizeof(*j->rp), cmp_replayed);
+	for (i = 0; i < j->nrp; i++) {
+		if (i + 1 < j->nrp && j->rp[i + 1].blk == j->rp[i].blk)
+			continue;
+		j->rp[n++] = j->rp[i];
+	}
+	if ((err = e2map__overlay_new(j->bs, n, out)) < 0)
+		return err;
+	for (i = 0; i < n; i++)
+		if ((err = e2map__overlay_set(*out, i, j->rp[i].blk, j->data +
+					      j->rp[i].order * (size_t)j->bs)) < 0) {
+			e2map__overlay_free(*out);
+			*out = NULL;
+			return err;
+		}
+	return 0;
+}
+
+static int recover(struct jnl *j, struct e2map_overlay **out)
+{
+	int err;
+
+	if ((err = load_super(j)) < 0)
+		return err;
+	if (j->start) {
+		if ((err = do_one_pass(j, PASS_SCAN)) < 0 ||
+		    (err = do_one_pass(j, PASS_REVOKE)) < 0)
+			return err;
+		settle_revokes(j);
+		if ((err = do_one_pass(j, PASS_REPLAY)) < 0)
+			return err;
+	}
+	/* jbd2_journal_load: replayed, but the mount fails. */
+	if (j->failed)
+		return e2map__fail(NULL, -EUCLEAN, "journal transaction %u is "
+				   "corrupt: the kernel's mount fails",
+				   j->failed_commit);
+	/* journal_reset, after the recovery: a log this short is refused. */
+	if (j->first + JBD2_MIN_JOURNAL_BLOCKS > j->last + 1)
+		return e2map__fail(NULL, -EINVAL, "journal too short (blocks "
+				   "%u-%u): the kernel's mount fails",
+				   j->first, j->last);
+	return make_overlay(j, out);
+}
+
+/* The fast commits PASS_SCAN passed, for fcreplay.c; NULL when none. */
+static int hand_fc(struct jnl *j, struct e2map_fc **fc)
+{
+	if (!j->fc.tags)
+		return 0;
+	if (!(*fc = malloc(sizeof(**fc))))
+		return -ENOMEM;
+	**fc = j->fc;
+	(*fc)->bs = j->bs;
+	j->fc.blocks = NULL;
+	return 0;
+}
+
+void e2map__fc_free(struct e2map_fc *fc)
+{
+	if (fc)
+		free(fc->blocks);
+	free(fc);
+}
+
+int e2map__journal_replay(e2map_t *m, struct e2map_overlay **out,
+			  struct e2map_fc **fc)
+{
+	struct ext2_super_block *sb = m->fs->super;
+	struct jnl j = { .m = m, .bs = m->bs };
+	int err;
+
+	*out = NULL;
+	*fc = NULL;
+	if (!ext2fs_has_feature_journal(sb) ||
+	    !ext2fs_has_feature_journal_needs_recovery(sb))
+		return 0;
+	if (!sb->s_journal_inum)
+		return e2map__fail(NULL, -EOPNOTSUPP, "the journal is on an "
+				   "external device: --replay reads internal "
+				   "journals only");
+	if (!(j.bh = malloc(j.bs)) || !(j.obh = malloc(j.bs)))
+		err = -ENOMEM;
+	else if ((err = map_journal(&j, sb->s_journal_inum)) == 0 &&
+		 (err = recover(&j, out)) == 0 && (err = hand_fc(&j, fc)) < 0) {
+		e2map__overlay_free(*out);
+		*out = NULL;
+	}
+	free(j.fc.blocks);
+	free(j.map);
+	free(j.rv);
+	free(j.rp);
+	free(j.data);
+	free(j.bh);
+	free(j.obh);
+	return err;
+}

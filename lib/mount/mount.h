@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The mount layer: e2map_open, where the parts below are put together as
+ * ext4_fill_super puts them (image.c: the mount's checks), the system
+ * zone built (syszone.c, over zonesim.c where ranges overlap), journal
+ * recovery (journal.c) and the fast-commit replay (fc/).
+ */
+#ifndef E2MAP_MOUNT_H
+#define E2MAP_MOUNT_H
+
+#include "dir.h"
+
+/* fs/ext4/fast_commit.h: the tags (journal.c scans them, fc/ applies
+ * them), each after a 4-byte struct ext4_fc_tl. */
+enum { E2MAP_FC_ADD_RANGE = 1, E2MAP_FC_DEL_RANGE, E2MAP_FC_CREAT,
+       E2MAP_FC_LINK, E2MAP_FC_UNLINK, E2MAP_FC_INODE, E2MAP_FC_PAD,
+       E2MAP_FC_TAIL, E2MAP_FC_HEAD };
+#define E2MAP_FC_TL 4
+
+/*
+ * The fast commits journal recovery replays after the log's blocks:
+ * NBLOCKS blocks of BS bytes from the journal's fast-commit area, of
+ * which the first TAGS tags are replayed (fc/).
+ */
+struct e2map_fc {
+	unsigned char *blocks;
+	size_t nblocks, cap;
+	unsigned tags;
+	uint32_t bs;
+};
+/*
+ * journal.c: the blocks journal recovery would write in *OUT (NULL when
+ * the journal needs none), the fast commits in *FC (NULL: none), or the
+ * -errno the kernel's mount fails with.
+ */
+int e2map__journal_replay(e2map_t *m, struct e2map_overlay **out,
+			  struct e2map_fc **fc);
+void e2map__fc_free(struct e2map_fc *fc);
+/* fc/: FC applied to FS (writable over its overlay), as ext4_fc_replay
+ * applies it at mount. */
+int e2map__fc_replay(ext2_filsys fs, const struct e2map_fc *fc);
+
+/* syszone.c: ext4_setup_system_zone, or the -errno that fails the mount */
+int e2map__zone_setup(e2map_t *m);
+/* zonesim.c: add_system_zone's tree, for overlapping ranges */
+struct e2map_zsim {
+	struct znode *v;
+	uint32_t n, root;
+};
+int e2map__zsim_init(struct e2map_zsim *t, size_t adds);
+/* 0, or -EUCLEAN when START lies inside a range met on the way down */
+int e2map__zsim_add(struct e2map_zsim *t, uint64_t start, uint32_t count,
+		    uint32_t ino);
+void e2map__zsim_free(struct e2map_zsim *t);
+
+#endif /* E2MAP_MOUNT_H */

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The passes over a whole image: the inode-table scan (scan.c), the same
+ * pass on several threads (parscan.c), each inode's record (record.c),
+ * check (check.c), the path table (paths.c) and every block's owner
+ * (owners.c).  They stand on the file layer and open sibling handles
+ * through the mount layer.
+ */
+#ifndef E2MAP_PASSES_H
+#define E2MAP_PASSES_H
+
+#include "file.h"
+#include "mount.h"
+
+/*
+ * scan.c: CB for each inode of group G in use (BUF: one block), as
+ * e2map_scan visits them; a non-zero CB result stops and is returned.
+ */
+int e2map__scan_group(e2map_t *m, dgrp_t g, unsigned char *buf,
+		      e2map_scan_cb cb, void *payload);
+
+/*
+ * parscan.c: WORK on every inode e2map_scan visits, on THREADS workers
+ * (0: one per CPU), each through its own handle H on M's image; HAND in
+ * the caller's thread, in inode order, with the RESULT (SIZE bytes, as
+ * WORK left it) and the DETAIL WORK pointed at (copied; NULL: none).  A
+ * negative WORK or non-zero HAND return stops the pass and is returned.
+ */
+struct e2map__par {
+	size_t size;
+	int (*work)(e2map_t *h, const struct e2map_inode *in, void *result,
+		    const char **detail);
+	int (*hand)(e2map_t *m, const struct e2map_inode *in, void *result,
+		    const char *detail, void *payload);
+};
+int e2map__par_scan(e2map_t *m, unsigned threads, const struct e2map__par *ops,
+		    void *payload);
+
+#endif /* E2MAP_PASSES_H */

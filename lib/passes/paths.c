@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The path table: every name of every inode, from one breadth-first pass
+ * over the directories reachable from the root, each directory read once
+ * as ext4_readdir reads it (lib/dirent.c).  A record per name: the inode,
+ * the record of the directory holding the name, and the name in a pool;
+ * paths are rebuilt by climbing the records, and an index sorted by inode
+ * number finds an inode's names.
+ */
+#include "passes.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_PARENT UINT32_MAX
+
+/* One name: INO is called NAME in the directory of record PARENT. */
+struct name_rec {
+	uint32_t ino;
+	uint32_t parent;
+	uint32_t name_off;	/* into the pool */
+	uint16_t depth;		/* components below the root */
+	uint8_t name_len;
+};
+
+/* The by-inode index: records of each inode, in record (BFS) order. */
+struct by_ino {
+	uint32_t ino;
+	uint32_t rec;
+};
+
+struct e2map_paths {
+	struct name_rec *v;
+	size_t n, cap;
+	char *pool;
+	size_t pool_used, pool_cap;
+	struct by_ino *index;
+};
+
+/* Directories in use, from the inode tables, each walked at most once. */
+struct dirset {
+	uint32_t *ino;		/* sorted: the scan goes in inode order */
+	unsigned char *walked;
+	size_t n, cap;
+};
+
+/* The walk of one directory: where its names go. */
+struct walk {
+	e2map_paths_t *p;
+	uint32_t parent;	/* the directory's own record */
+	uint16_t depth;
+};
+
+static int add_name(e2map_paths_t *p, uint32_t ino, uint32_t parent,
+		    uint16_t depth, const struct e2map_name *n)
+{
+	int err;
+
+	if (p->n >= NO_PARENT || p->pool_used + n->len > UINT32_MAX)
+		return -EFBIG;
+	if ((err = e2map__grow((void **)&p->v, &p->cap, p->n + 1,
+			       sizeof(*p->v))) < 0 ||
+	    (err = e2map__grow((void **)&p->pool, &p->pool_cap,
+			       p->pool_used + n->len + 1, 1)) < 0)
+		return err;
+	memcpy(p->pool + p->pool_used, n->s, n->len);
+	p->v[p->n++] = (struct name_rec){ ino, parent, (uint32_t)p->pool_used,
+					  depth, (uint8_t)n->len };
+	p->pool_used += n->len;
+	return 0;
+}
+
+static int collect_dir(e2map_t *m, const struct e2map_inode *in, void *payload)
+{
+	struct dirset *d = payload;
+	int err;
+
+	(void)m;
+	if (in->err || (in->mode & 0170000) != 0040000)
+		return 0;
+	if ((err = e2map__grow((void **)&d->ino, &d->cap, d->n + 1,
+			       sizeof(*d->ino))) < 0)
+		return err;
+	d->ino[d->n++] = (uint32_t)in->ino;
+	return 0;
+}
+
+/* The slot of directory INO in D, or -1 when INO is not a directory. */
+static long dir_slot(const struct dirset *d, uint32_t ino)
+{
+	size_t lo = 0, hi = d->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->ino[mid] == ino)
+			return (long)mid;
+		if (d->ino[mid] < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static int on_entry(uint32_t ino, const struct e2map_name *n, void *payload)
+{
+	struct walk *w = payload;
+
+	return add_name(w->p, ino, w->parent, w->depth, n);
+}
+
+/*
+ * The blocks of directory F below i_size, mapped run by run: holes hold
+ * no names; an unwritten run is read as it lies, as ext4_readdir reads
+ * it (corpus f_uninit_dir: the mount lists the names there); a block
+ * failing its checksum is skipped; a mapping or read error ends the
+ * directory.
+ */
+static int walk_blocks(e2map_file_t *f, struct walk *w)
+{
+	uint64_t nblocks = f->size / f->m->bs, lblk = 0;
+	struct es_entry r;
+	int err = 0;
+
+	if (nblocks > E2MAP_MAX_BLOCKS)
+		nblocks = E2MAP_MAX_BLOCKS;
+	while (lblk < nblocks) {
+		uint64_t left = nblocks - lblk;
+
+		if (e2map__map_blocks(f, (uint32_t)lblk, left > INT32_MAX ?
+				      INT32_MAX : (uint32_t)left, &r) < 0)
+			return 0;
+		for (uint32_t i = 0; r.kind != E2MAP_RUN_HOLE && i < r.len; i++) {
+			if (e2map__read_block(f->m, r.pblk + i, f->buf) < 0)
+				return 0;
+			err = e2map__dirblock_iterate(f, (uint32_t)lblk + i,
+						      r.pblk + i, f->buf,
+						      on_entry, w);
+			if (err < 0 && err != -EBADMSG)
+				return err;
+		}
+		lblk += r.len ? r.len : 1;
+	}
+	return 0;
+}
+
+/*
+ * Record REC names a directory not yet walked: list its names.  What the
+ * kernel could not open (a failing __ext4_iget, an encrypted directory
+ * without its key: no-key names are not reproduced) adds none.
+ */
+static int walk_dir(e2map_t *m, e2map_paths_t *p, uint32_t rec)
+{
+	struct walk w = { p, rec, (uint16_t)(p->v[rec].depth + 1) };
+	e2map_file_t *f;
+	int err;
+
+	if (e2map__iget(m, p->v[rec].ino, false, &f) < 0)
+		return 0;
+	if (!LINUX_S_ISDIR(f->inode->i_mode) ||
+	    (f->inode->i_flags & EXT4_ENCRYPT_FL))
+		err = 0;
+	else if (f->src == SRC_INLINE)
+		err = e2map__inline_dir_iterate(f, on_entry, &w);
+	else
+		err = walk_blocks(f, &w);
+	e2map_file_close(f);
+	return err;
+}
+
+static int cmp_by_ino(const void *a, const void *b)
+{
+	const struct by_ino *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->rec < y->rec ? -1 : x->rec > y->rec;
+}
+
+static int build_index(e2map_paths_t *p)
+{
+	if (!(p->index = malloc((p->n ? p->n : 1) * sizeof(*p->index))))
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n; i++)
+		p->index[i] = (struct by_ino){ p->v[i].ino, (uint32_t)i };
+	qsort(p->index, p->n, sizeof(*p->index), cmp_by_ino);
+	return 0;
+}
+
+static int cmp_rec_ino(const void *a, const void *b, void *payload)
+{
+	const struct name_rec *v = payload;
+	uint32_t x = v[*(const uint32_t *)a].ino, y = v[*(const uint32_t *)b].ino;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The directories named by records [START, END) (one depth), walked in
+ * inode order: consecutive inodes share inode-table blocks, which the
+ * I/O cache then keeps (directories are spread over groups, so directory
+ * order would read one inode block per directory).
+ */
+static int walk_level(e2map_t *m, e2map_paths_t *p, struct dirset *d,
+		      size_t start, size_t end)
+{
+	uint32_t *dirs = malloc((end - start) * sizeof(*dirs));
+	size_t n = 0, i;
+	int err = 0;
+	long s;
+
+	if (!dirs)
+		return -ENOMEM;
+	for (i = start; i < end; i++)
+		if (dir_slot(d, p->v[i].ino) >= 0)
+			dirs[n++] = (uint32_t)i;
+	qsort_r(dirs, n, sizeof(*dirs), cmp_rec_ino, p->v);
+	for (i = 0; i < n && err >= 0; i++) {
+		s = dir_slot(d, p->v[dirs[i]].ino);
+		if (d->walked[s])
+			continue;	/* a second name of a directory */
+		d->walked[s] = 1;
+		err = walk_dir(m, p, dirs[i]);
+	}
+	free(dirs);
+	return err;
+}
+
+/*
+ * Breadth first: the records themselves are the queue, one depth after
+ * the other, so each name is looked at once; a directory met again (a
+ * second name of it) is not walked again, and none at a depth of
+ * E2MAP_PATHS_MAX_DEPTH or more.
+ */
+static int walk_all(e2map_t *m, e2map_paths_t *p, struct dirset *d)
+{
+	const struct e2map_name root = { "", 0 };
+	size_t start = 0, end;
+	int err;
+
+	if ((err = add_name(p, EXT2_ROOT_INO, NO_PARENT, 0, &root)) < 0)
+		return err;
+	while (start < p->n && p->v[start].depth < E2MAP_PATHS_MAX_DEPTH) {
+		end = p->n;
+		if ((err = walk_level(m, p, d, start, end)) < 0)
+			return err;
+		start = end;
+	}
+	return 0;
+}
+
+int e2map_paths_build(e2map_t *m, e2map_paths_t **out)
+{
+	struct dirset d = { 0 };
+	e2map_paths_t *p;
+	int err;
+
+	*out = NULL;
+	if (!m)
+		return -EINVAL;
+	if (!(p = calloc(1, sizeof(*p))))
+		return -ENOMEM;
+	if ((err = e2map_scan(m, collect_dir, &d)) >= 0 &&
+	    (d.walked = calloc(d.n ? d.n : 1, 1)) == NULL)
+		err = -ENOMEM;
+	if (err >= 0 && (err = walk_all(m, p, &d)) >= 0)
+		err = build_index(p);
+	free(d.ino);
+	free(d.walked);
+	if (err < 0) {
+		e2map_paths_free(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+void e2map_paths_free(e2map_paths_t *p)
+{
+	if (!p)
+		return;
+	free(p->v);
+	free(p->pool);
+	free(p->index);
+	free(p);
+}
+
+/* Length of the path of record REC ("/" for the root counts 1). */
+static size_t path_len(const e2map_paths_t *p, uint32_t rec)
+{
+	size_t total = 0;
+	uint32_t r;
+
+	for (r = rec; p->v[r].parent != NO_PARENT; r = p->v[r].parent)
+		total += 1 + p->v[r].name_len;
+	return total ? total : 1;
+}
+
+/* The path of record REC into S (LEN + 1 bytes), built from its end. */
+static void path_fill(const e2map_paths_t *p, uint32_t rec, char *s,
+		      size_t len)
+{
+	size_t at = len;
+	uint32_t r;
+
+	s[len] = '\0';
+	s[0] = '/';
+	for (r = rec; p->v[r].parent != NO_PARENT; r = p->v[r].parent) {
+		at -= p->v[r].name_len;
+		memcpy(s + at, p->pool + p->v[r].name_off, p->v[r].name_len);
+		s[--at] = '/';
+	}
+}
+
+/* CB with the path of record REC: on the stack unless it is long. */
+static int path_cb(const e2map_paths_t *p, uint32_t rec, e2map_path_cb cb,
+		   void *payload)
+{
+	char small[1024], *s = small;
+	size_t len = path_len(p, rec);
+	int err;
+
+	if (len >= sizeof(small) && !(s = malloc(len + 1)))
+		return -ENOMEM;
+	path_fill(p, rec, s, len);
+	err = cb(s, len, payload);
+	if (s != small)
+		free(s);
+	return err;
+}
+
+int e2map_inode_paths(const e2map_paths_t *p, uint64_t ino, e2map_path_cb cb,
+		      void *payload)
+{
+	size_t lo = 0, hi;
+	int err = 0;
+
+	if (!p || !cb)
+		return -EINVAL;
+	hi = p->n;
+	while (lo < hi) {	/* the first index entry of INO */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->index[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < p->n && p->index[lo].ino == ino && !err; lo++)
+		err = path_cb(p, p->index[lo].rec, cb, payload);
+	return err;
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * One record per inode for whole-image inventories (e2map scan): stat,
+ * and the bytes and blocks its mapping holds, from one cold e2map_walk of
+ * the whole logical range (the walk seek and fiemap use), then a FIEMAP
+ * count answered from the cache that walk left, which is what the
+ * kernel's FIEMAP answers once an inode's extents are all cached.
+ */
+#include "passes.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tally {
+	struct e2map_record *r;
+	uint64_t size, bs, eof;		/* eof: i_size up to a block boundary */
+	uint64_t inline_len;
+	uint64_t next_lblk, next_pblk;	/* where a contiguous run would go on */
+};
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* A run's bytes below i_size, and those from EOF's block boundary on. */
+static int add_run(const struct e2map_run *run, void *payload)
+{
+	struct tally *t = payload;
+	struct e2map_record *r = t->r;
+	uint64_t from = run->lblk * t->bs, to = (run->lblk + run->nblk) * t->bs;
+	uint64_t below = from < t->size ? min64(to, t->size) - from : 0;
+
+	if (run->kind == E2MAP_RUN_HOLE)
+		return 0;
+	if (run->kind == E2MAP_RUN_INLINE) {
+		r->written += t->inline_len;
+		r->extents += t->inline_len > 0;
+		return 0;
+	}
+	if (run->kind == E2MAP_RUN_DATA)
+		r->written += below;
+	else
+		r->unwritten += below;
+	if (to > t->eof)
+		r->past_eof += to - (from > t->eof ? from : t->eof);
+	/* A block map's runs stop at each pointer array's end: join them. */
+	if (run->lblk != t->next_lblk || run->pblk != t->next_pblk)
+		r->extents++;
+	t->next_lblk = run->lblk + run->nblk;
+	t->next_pblk = run->pblk + run->nblk;
+	return 0;
+}
+
+/* Leaf entries of the tree the walk read: extents as the disk holds them. */
+static int count_leaf_entries(e2map_file_t *f, uint64_t *n)
+{
+	const unsigned char *root = (const unsigned char *)f->inode->i_block;
+	size_t i;
+	int err;
+
+	*n = 0;
+	if (le16(root + 6) == 0) {
+		*n = le16(root + 2);
+		return 0;
+	}
+	for (i = 0; i < f->leaves.n; i++) {
+		if ((err = e2map__read_block(f->m, f->leaves.v[i], f->buf)) < 0)
+			return err;
+		if (le16(f->buf + 6) == 0)
+			*n += le16(f->buf + 2);
+	}
+	return 0;
+}
+
+/* The warm FIEMAP: fm_mapped_extents of a count-only call over it all. */
+static int fiemap_count(e2map_file_t *f, uint64_t *n)
+{
+	struct fiemap fm;
+	int err;
+
+	memset(&fm, 0, sizeof(fm));
+	fm.fm_length = ~0ULL;
+	if ((err = e2map_fiemap(f, &fm)) < 0)
+		return err;
+	*n = fm.fm_mapped_extents;
+	return 0;
+}
+
+/* The walk, then what it read: bytes, tree blocks, extents both ways. */
+static int map_record(e2map_file_t *f, struct e2map_record *r)
+{
+	uint64_t bs = f->m->bs;
+	struct tally t = { r, f->size, bs, (f->size + bs - 1) / bs * bs,
+			   min64(f->inline_size, f->size), 0, 0 };
+	uint64_t disk;
+	int err;
+
+	r->flags |= E2MAP_REC_MAPPED;
+	if (f->src == SRC_INLINE)
+		r->flags |= E2MAP_REC_INLINE;
+	/* One pass over every block a file may map, holes included. */
+	err = e2map_walk(f, 0, E2MAP_MAX_BLOCKS, add_run, &t);
+	r->holes = f->size - min64(f->size, r->written + r->unwritten);
+	r->meta_blocks += f->leaves.n;
+	if (err < 0) {
+		/* FIEMAP still lists what lies before the damage, and the
+		 * kernel's returns 0 for it (README: errors mid-walk). */
+		fiemap_count(f, &r->fiemap_extents);
+		return err;
+	}
+	if (f->src == SRC_EXTENT) {
+		if ((err = count_leaf_entries(f, &disk)) < 0)
+			return err;
+		r->extents = disk;
+	}
+	return fiemap_count(f, &r->fiemap_extents);
+}
+
+/* The inode as the kernel reaches it: an EA inode through its parent's
+ * xattr (ext4_xattr_inode_iget), any other by handle. */
+static int iget_for_record(e2map_t *m, ext2_ino_t ino, e2map_file_t **f,
+			   struct e2map_record *r)
+{
+	uint32_t flags = 0;
+	int err;
+
+	m->err.msg[0] = '\0';
+	if (ext2fs_has_feature_ea_inode(m->fs->super)) {
+		if ((err = e2map__inode_raw_flags(m, ino, &flags)) < 0)
+			return err;
+		if (flags & EXT4_EA_INODE_FL) {
+			r->flags |= E2MAP_REC_EA_INODE;
+			return e2map__iget_how(m, ino, E2MAP_IGET_EA, f);
+		}
+	}
+	return e2map__iget(m, ino, true, f);
+}
+
+static int fill(e2map_t *m, const struct e2map_inode *in,
+		struct e2map_record *r)
+{
+	e2map_file_t *f;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->ino = r->st.ino = in->ino;
+	r->st.mode = in->mode;
+	r->st.size = in->size;
+	r->st.nlink = in->links;
+	if ((r->err = in->err) < 0)
+		return 0;
+	if ((err = iget_for_record(m, (ext2_ino_t)in->ino, &f, r)) < 0) {
+		r->err = err;
+		return err == -ENOMEM ? err : 0;
+	}
+	/* An encrypted symlink's stat can fail as its readlink does. */
+	if ((err = e2map_file_stat(f, &r->st)) < 0) {
+		e2map_file_close(f);
+		r->err = err;
+		r->st.ino = in->ino;
+		return err == -ENOMEM ? err : 0;
+	}
+	r->flags |= E2MAP_REC_STAT;
+	r->meta_blocks = f->file_acl != 0;
+	if (!e2map__unmapped(f) && !(r->flags & E2MAP_REC_EA_INODE))
+		err = e2map__crypt_open(f, NULL);
+	if (!err && !e2map__unmapped(f))
+		err = map_record(f, r);
+	e2map_file_close(f);
+	r->err = err;
+	return err == -ENOMEM ? err : 0;
+}
+
+int e2map_inode_record(e2map_t *m, uint64_t ino, struct e2map_record *out)
+{
+	struct e2map_inode in;
+	int err;
+
+	if (!m || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	m->err.msg[0] = '\0';
+	if (ino < 1 || ino > m->fs->super->s_inodes_count)
+		return e2map__fail(m, -ESTALE, "no inode %llu",
+				   (unsigned long long)ino);
+	if ((err = e2map__inode_peek(m, (ext2_ino_t)ino, &in)) < 0)
+		return err;
+	if (!in.links || !in.mode)
+		return e2map__fail(m, -ESTALE, "inode %llu is not in use",
+				   (unsigned long long)ino);
+	return fill(m, &in, out);
+}
+
+/* The scan: fill in a worker (parscan.c), hand on in inode order. */
+static int record_work(e2map_t *h, const struct e2map_inode *in,
+		       void *result, const char **detail)
+{
+	struct e2map_record *r = result;
+	int err;
+
+	if ((err = fill(h, in, r)) < 0)
+		return err;
+	if (r->err)
+		*detail = e2map_errmsg(h);
+	return 0;
+}
+
+struct records {
+	e2map_record_cb cb;
+	void *payload;
+};
+
+static int record_hand(e2map_t *m, const struct e2map_inode *in,
+		       void *result, const char *detail, void *payload)
+{
+	const struct records *rs = payload;
+	const struct e2map_record *r = result;
+
+	(void)m;
+	(void)in;
+	return rs->cb(r, r->err && detail ? detail : "", rs->payload);
+}
+
+int e2map_scan_records(e2map_t *m, unsigned threads, e2map_record_cb cb,
+		       void *payload)
+{
+	static const struct e2map__par ops = { sizeof(struct e2map_record),
+					       record_work, record_hand };
+	struct records rs = { cb, payload };
+
+	if (!m || !cb)
+		return -EINVAL;
+	return e2map__par_scan(m, threads, &ops, &rs);
+}
