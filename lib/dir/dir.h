@@ -20,6 +20,18 @@ struct e2map_name {
 	const char *s;
 	unsigned len;
 };
+/* hash.c: the hash VERSION (an htree root's, or s_def_hash_version) as
+ * the mount uses it: signed or unsigned as ext4_hash_info_init decides. */
+unsigned e2map__hash_version(const struct ext2_super_block *sb,
+			     unsigned version);
+/* hash.c: __ext4fs_dirhash of NAME under VERSION (from
+ * e2map__hash_version), casefolded first where CF (the directory's
+ * encoding) is set, the end-of-directory marker kept free; -EINVAL where
+ * the name cannot be hashed. */
+int e2map__dirhash(const struct ext2_super_block *sb, unsigned version,
+		   const struct ext2fs_nls_table *cf, const char *name,
+		   unsigned len, uint32_t *hash, uint32_t *minor);
+
 /* namei.c: __ext4_find_entry, 0 and *INO, or -ENOENT, or the error. */
 int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
 		      uint32_t *ino);

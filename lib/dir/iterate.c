@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A directory's entries in block order, for the walks that want every
+ * name once and fast (tree walks, the path table, the dentry index of
+ * dcache.c) rather than getdents' order (readdir.c).
+ */
+#include "dirent.h"
+
+#include <errno.h>
+#include <string.h>
+
+/*
+ * ext4_readdir over BUF (SIZE bytes): CB for each entry in use but "."
+ * and "..", up to the first entry failing ext4_check_dir_entry, where the
+ * kernel goes on with the next block.
+ */
+static int iterate_buf(const struct dir *d, const unsigned char *buf,
+		       size_t size, e2map__dirent_cb cb, void *payload)
+{
+	size_t off = 0;
+	int err;
+
+	while (off + 8 <= size) {
+		const unsigned char *de = buf + off;
+		struct e2map_name n = { (const char *)de + 8, de[6] };
+
+		if (!e2map__entry_ok(d, de, off, size))
+			return 0;
+		off += e2map__rec_len(de, d->bs);
+		if (!le32(de) || (n.len == 1 && n.s[0] == '.') ||
+		    (n.len == 2 && n.s[0] == '.' && n.s[1] == '.'))
+			continue;
+		/* Names getdents refuses (verify_dirent_name): none listed. */
+		if (!n.len || memchr(n.s, '/', n.len) || memchr(n.s, 0, n.len))
+			continue;
+		if ((err = cb(le32(de), &n, payload)) != 0)
+			return err;
+	}
+	return 0;
+}
+
+
+int e2map__dirblock_iterate(e2map_file_t *dir, uint32_t lblk, uint64_t pblk,
+			    const unsigned char *b, e2map__dirent_cb cb,
+			    void *payload)
+{
+	struct dir d = e2map__dir_of(dir);
+
+	/* htree index blocks carry no dirent tail (is_dx_internal_node);
+	 * without metadata_csum there is nothing to verify or remember. */
+	if (d.csum && !e2map__dx_internal(&d, lblk, b) &&
+	    !e2map__csum_once(&d, pblk, false, b))
+		return e2map__fail(dir->m, -EBADMSG, "directory %u: block %u "
+				   "checksum does not match", dir->ino, lblk);
+	return iterate_buf(&d, b, d.bs, cb, payload);
+}
+
+int e2map__inline_dir_iterate(e2map_file_t *dir, e2map__dirent_cb cb,
+			      void *payload)
+{
+	struct dir d = e2map__dir_of(dir);
+	int err;
+
+	err = iterate_buf(&d, (const unsigned char *)dir->inode->i_block + 4,
+			  56, cb, payload);
+	if (err || dir->inline_size <= 60)
+		return err;
+	return iterate_buf(&d, dir->raw + dir->inline_value,
+			   dir->inline_size - 60, cb, payload);
+}
+
+/*
+ * For the dentry index (dcache.c): CB(INO, NAME) for every entry
+ * ext4_search_dir could match, in the order the linear scan meets them.
+ * Only a directory the linear scan alone searches (no htree, no casefold,
+ * no encryption, not inline) and only when it is clean -- every block
+ * mapped, read, its checksum good, every entry a lookup could match
+ * passing ext4_check_dir_entry -- for then the first entry of a name is
+ * what every lookup of that name answers, and an absent name is -ENOENT.
+ * Otherwise -EAGAIN: lookups must scan, and fail where the scan fails.
+ */
+static int list_block(const struct dir *d, const unsigned char *b,
+		      e2map__dirent_cb cb, void *payload)
+{
+	size_t off = 0;
+	uint32_t rlen;
+	int err;
+
+	while (off + 8 < d->bs) {
+		const unsigned char *de = b + off;
+		struct e2map_name n = { (const char *)de + 8, de[6] };
+
+		if (off + 8 + de[6] <= d->bs && le32(de) && de[6]) {
+			if (!e2map__entry_ok(d, de, off, d->bs))
+				return -EAGAIN;
+			if ((err = cb(le32(de), &n, payload)) != 0)
+				return err;
+		}
+		if ((rlen = e2map__rec_len(de, d->bs)) == 0)
+			return -EAGAIN;
+		off += rlen;
+	}
+	return 0;
+}
+
+static bool linear_only(const e2map_file_t *f)
+{
+	uint32_t fl = f->inode->i_flags;
+
+	if (f->src == SRC_INLINE ||
+	    (fl & (EXT4_CASEFOLD_FL | EXT4_ENCRYPT_FL)))
+		return false;
+	return !(fl & EXT2_INDEX_FL) ||
+	       !ext2fs_has_feature_dir_index(f->m->fs->super);
+}
+
+int e2map__dir_list_linear(e2map_file_t *dir, e2map__dirent_cb cb,
+			   void *payload)
+{
+	struct dir d = e2map__dir_of(dir);
+	uint64_t nblocks = dir->size / d.bs, lblk, pblk;
+	uint32_t hole;
+	int err = 0;
+
+	if (!linear_only(dir) || nblocks > E2MAP_MAX_BLOCKS)
+		return -EAGAIN;
+	for (lblk = 0; lblk < nblocks && !err; lblk++) {
+		if (e2map__dir_map(&d, (uint32_t)lblk, (uint32_t)(nblocks - lblk),
+			    &pblk, &hole) < 0)
+			return -EAGAIN;
+		if (!pblk) {	/* the hole's end (a hole is never empty) */
+			lblk += (hole ? hole : 1) - 1;
+			continue;
+		}
+		if (e2map__read_block(dir->m, pblk, dir->buf) < 0 ||
+		    !e2map__csum_once(&d, pblk, false, dir->buf))
+			return -EAGAIN;
+		err = list_block(&d, dir->buf, cb, payload);
+	}
+	return err;
+}
