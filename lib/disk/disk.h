@@ -70,4 +70,17 @@ bool e2map__zone_valid(e2map_t *m, ext2_ino_t ino, uint64_t pblk,
 		       uint64_t count);
 void e2map__zone_free(e2map_t *m);
 
+/* group.c: ext4_bg_num_gdb, descriptor blocks kept in group G */
+uint64_t e2map__bg_num_gdb(ext2_filsys fs, dgrp_t g);
+/* group.c: the metadata at group G's start (ext4_num_base_meta_blocks),
+ * in blocks, and its parts in *OUT (NULL: not wanted): a superblock copy
+ * at the group's first block, then descriptors, then reserved GDT. */
+struct e2map_group {
+	uint64_t super, gdt, reserved;
+};
+uint64_t e2map__group_base(ext2_filsys fs, dgrp_t g, struct e2map_group *out);
+/* group.c: ext4_calculate_overhead, in blocks (statfs's f_blocks is the
+ * block count less this, where s_overhead_clusters is 0) */
+uint64_t e2map__overhead(ext2_filsys fs);
+
 #endif /* E2MAP_DISK_H */

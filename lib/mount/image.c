@@ -409,44 +409,6 @@ int e2map_image_state(e2map_t *m)
 	return flags;
 }
 
-/* ext4_bg_num_gdb: descriptor blocks kept in group G. */
-static uint64_t group_desc_blocks(ext2_filsys fs, dgrp_t g, bool has_super)
-{
-	uint32_t per = EXT2_DESC_PER_BLOCK(fs->super), first;
-
-	if (!ext2fs_has_feature_meta_bg(fs->super) ||
-	    g < fs->super->s_first_meta_bg)
-		return has_super ? fs->desc_blocks : 0;
-	first = g / per * per;
-	return g == first || g == first + 1 || g == first + per - 1;
-}
-
-/*
- * ext4_calculate_overhead for filesystems whose superblock does not record
- * it: blocks before the first group, each group's metadata, the journal.
- * (For bigalloc the kernel counts clusters exactly; this counts blocks.)
- */
-static uint64_t calculate_overhead(ext2_filsys fs)
-{
-	struct ext2_super_block *sb = fs->super;
-	uint64_t itb = ((uint64_t)sb->s_inodes_per_group * EXT2_INODE_SIZE(sb) +
-			fs->blocksize - 1) / fs->blocksize;
-	uint64_t total = sb->s_first_data_block;
-	struct ext2_inode j;
-	dgrp_t g;
-
-	for (g = 0; g < fs->group_desc_count; g++) {
-		bool sup = ext2fs_bg_has_super(fs, g);
-
-		total += sup + group_desc_blocks(fs, g, sup) +
-			 (sup ? sb->s_reserved_gdt_blocks : 0) + itb + 2;
-	}
-	if (ext2fs_has_feature_journal(sb) && sb->s_journal_inum &&
-	    !ext2fs_read_inode(fs, sb->s_journal_inum, &j))
-		total += EXT2_I_SIZE(&j) / fs->blocksize;
-	return total;
-}
-
 int e2map_statfs(e2map_t *m, struct e2map_statfs *st)
 {
 	struct ext2_super_block *sb;
@@ -458,7 +420,7 @@ int e2map_statfs(e2map_t *m, struct e2map_statfs *st)
 	overhead = (uint64_t)sb->s_overhead_clusters *
 		   EXT2FS_CLUSTER_RATIO(m->fs);
 	if (!overhead)
-		overhead = calculate_overhead(m->fs);
+		overhead = e2map__overhead(m->fs);
 	st->type = EXT2_SUPER_MAGIC;
 	st->bsize = m->bs;
 	st->blocks = ext2fs_blocks_count(sb) - overhead;

@@ -103,42 +103,6 @@ static void zone_sort(struct e2map_zones *z)
 	z->n = n + 1;
 }
 
-/* ext4_bg_num_gdb: descriptor blocks stored in group G. */
-static uint64_t num_gdb(ext2_filsys fs, dgrp_t g)
-{
-	uint32_t per = EXT2_DESC_PER_BLOCK(fs->super);
-	uint32_t meta = g / per, first = meta * per;
-
-	if (!ext2fs_has_feature_meta_bg(fs->super) ||
-	    meta < fs->super->s_first_meta_bg) {
-		if (!ext2fs_bg_has_super(fs, g))
-			return 0;
-		return ext2fs_has_feature_meta_bg(fs->super) ?
-		       fs->super->s_first_meta_bg : fs->desc_blocks;
-	}
-	return g == first || g == first + 1 || g == first + per - 1;
-}
-
-/*
- * ext4_num_base_meta_blocks: the blocks at the start of group G that the
- * kernel counts as metadata.  Outside meta_bg groups: for a group with a
- * superblock copy, that copy, the descriptor table and the reserved GDT
- * blocks (s_reserved_gdt_blocks, whatever the resize_inode flag says).  In
- * meta_bg groups: the superblock copy if any, and the group's descriptor
- * copy if it holds one (first, second and last of its meta group) -- with
- * no superblock the copy is the group's first block.
- */
-static uint64_t base_meta(ext2_filsys fs, dgrp_t g)
-{
-	struct ext2_super_block *sb = fs->super;
-	uint64_t n = ext2fs_bg_has_super(fs, g);
-
-	if (!ext2fs_has_feature_meta_bg(sb) ||
-	    g / EXT2_DESC_PER_BLOCK(sb) < sb->s_first_meta_bg)
-		return n ? n + num_gdb(fs, g) + sb->s_reserved_gdt_blocks : 0;
-	return n + num_gdb(fs, g);
-}
-
 /* The parts of a group, in the order the kernel adds them. */
 enum zpart { Z_BASE, Z_BBITMAP, Z_IBITMAP, Z_ITABLE, Z_PARTS };
 static const char *const part_name[Z_PARTS] = {
@@ -165,7 +129,7 @@ static bool part_range(const e2map_t *m, dgrp_t g, int part, struct zadd *r)
 	switch (part) {
 	case Z_BASE:
 		r->start = ext2fs_group_first_block2(fs, g);
-		r->count = (uint32_t)base_meta(fs, g);
+		r->count = (uint32_t)e2map__group_base(fs, g, NULL);
 		return r->count != 0;
 	case Z_BBITMAP:
 		r->start = ext2fs_block_bitmap_loc(fs, g);

@@ -30,26 +30,26 @@ static int add(struct e2map_blockmap *b, uint64_t start, uint64_t count,
 	return 0;
 }
 
-/* A group's superblock and descriptor copies (meta_bg: one block). */
+/*
+ * A group's superblock copy, descriptors and reserved GDT blocks, as the
+ * kernel counts them (e2map__group_base).  Block 0 of a 1 KiB bigalloc
+ * filesystem starts group 0, but the superblock is at byte 1024 all the
+ * same (libext2fs places it there too).
+ */
 static int add_group_super(e2map_t *m, struct e2map_blockmap *b, dgrp_t g)
 {
 	ext2_filsys fs = m->fs;
-	blk64_t super = 0, old_desc = 0, new_desc = 0;
-	blk64_t old_count = ext2fs_has_feature_meta_bg(fs->super) ?
-			    fs->super->s_first_meta_bg : fs->desc_blocks;
-	int err = 0;
+	uint64_t at = ext2fs_group_first_block2(fs, g);
+	struct e2map_group gr;
+	int err;
 
-	ext2fs_super_and_bgd_loc2(fs, g, &super, &old_desc, &new_desc, NULL);
-	if (g == 0 || super)
-		err = add(b, super, 1, E2MAP_OWNER_SUPERBLOCK, 0, 0);
-	if (!err && old_desc)
-		err = add(b, old_desc, old_count, E2MAP_OWNER_GDT, 0, 0);
-	if (!err && old_desc)
-		err = add(b, old_desc + old_count,
-			  fs->super->s_reserved_gdt_blocks,
+	if (at == 0 && fs->blocksize == 1024)
+		at = 1;
+	e2map__group_base(fs, g, &gr);
+	if ((err = add(b, at, gr.super, E2MAP_OWNER_SUPERBLOCK, 0, 0)) == 0 &&
+	    (err = add(b, at + gr.super, gr.gdt, E2MAP_OWNER_GDT, 0, 0)) == 0)
+		err = add(b, at + gr.super + gr.gdt, gr.reserved,
 			  E2MAP_OWNER_RESERVED_GDT, 0, 0);
-	if (!err && new_desc)
-		err = add(b, new_desc, 1, E2MAP_OWNER_GDT, 0, 0);
 	return err;
 }
 
