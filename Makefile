@@ -70,9 +70,13 @@ SEES_file := $(SEES_dir) file
 SEES_passes := $(SEES_dir) mount file passes
 # The public header, for every layer, the CLI and the tests.
 PUBLIC_INC := -Ilib/include
-layer_inc = $(foreach l,$(SEES_$(1)),-iquote lib/$(l)) $(PUBLIC_INC)
-# Above every layer (tests, fuzzers): all of them.
-ALL_LAYERS_INC := $(call layer_inc,passes)
+# The public headers of a layer's calls refuse (#error) a layer below it:
+# E2MAP_SEES_<LAYER> says which it may call.
+upper = $(subst a,A,$(subst b,B,$(subst c,C,$(subst d,D,$(subst e,E,$(subst f,F,$(subst i,I,$(subst k,K,$(subst l,L,$(subst m,M,$(subst n,N,$(subst o,O,$(subst p,P,$(subst r,R,$(subst s,S,$(subst t,T,$(subst u,U,$(1))))))))))))))))))
+layer_inc = $(foreach l,$(SEES_$(1)),-iquote lib/$(l)) $(PUBLIC_INC) \
+	-DE2MAP_IN_LIB $(foreach l,$(filter $(LAYERS),$(SEES_$(1))),-DE2MAP_SEES_$(call upper,$(l)))
+# Above every layer (tests, fuzzers): all of them, as a user of the API.
+ALL_LAYERS_INC := $(foreach l,$(LAYERS),-iquote lib/$(l)) $(PUBLIC_INC)
 LIB_SRCS := $(sort $(foreach l,$(LAYERS),$(wildcard lib/$(l)/*.c)) \
 	$(wildcard lib/mount/fc/*.c))
 LIB_HDRS := $(wildcard lib/include/*.h lib/*/*.h lib/mount/fc/*.h)
@@ -95,7 +99,7 @@ PROBE := $(BUILD)/tests/probe
 RUNNER := $(BUILD)/tests/runner
 PC := $(BUILD)/e2map.pc
 
-.PHONY: all run test check check-install check-kernel check-replay install uninstall clean deps fuzz-smoke fuzz-seeds fuzz-disk-smoke fuzz-fc-smoke tsan-smoke bench FORCE
+.PHONY: all run test check check-layers check-install check-kernel check-replay install uninstall clean deps fuzz-smoke fuzz-seeds fuzz-disk-smoke fuzz-fc-smoke tsan-smoke bench FORCE
 all: $(LIBA) $(LIBSO) $(E2MAP) $(PC)
 
 # Objects depend on the flags that built them: another CC, CFLAGS or
@@ -180,7 +184,12 @@ $(DISKS)/.done: scripts/mkdisks.sh scripts/gen-common.sh
 		echo "mkdisks.sh failed: tests/test_disks.c skips what is missing"
 	@touch $@
 
-check: all $(PROBE) $(RUNNER) $(BUILD)/tests/headertest.ok $(DISKS)/.done
+# Each lib/ object calls only into the layers it may use, no circle among
+# lib/ or cmd/ files, no source over 800 lines (scripts/check/layers.py).
+check-layers: all
+	scripts/check/layers.py $(OBJ) $(foreach l,$(LAYERS),$(l)='$(SEES_$(l))')
+
+check: all check-layers $(PROBE) $(RUNNER) $(BUILD)/tests/headertest.ok $(DISKS)/.done
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	E2MAP_DISKS=$(DISKS) \
 	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) $(RUNNER) --jobs 2 \

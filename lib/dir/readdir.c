@@ -429,7 +429,7 @@ static bool rd_is_dx(const e2map_file_t *f)
 	       f->size / f->m->bs == 1;
 }
 
-int e2map_readdir(e2map_file_t *f, e2map_dirent_cb cb, void *payload)
+int e2map__readdir(e2map_file_t *f, e2map_dirent_cb cb, void *payload)
 {
 	struct rd r = { .cb = cb, .payload = payload };
 	const struct ext2_super_block *sb;

@@ -171,11 +171,6 @@ int e2map__read_part(e2map_t *m, uint64_t pblk, size_t off, size_t len,
 	return 0;
 }
 
-uint64_t e2map_blocks_read(const e2map_t *m)
-{
-	return m ? m->blocks_read : 0;
-}
-
 void e2map__bcache_free(e2map_t *m)
 {
 	bcache_free(m->bcache);

@@ -138,3 +138,10 @@ int e2map_fiemap(e2map_file_t *f, struct fiemap *fm)
 	fm->fm_flags = flags;
 	return err;
 }
+
+/* The mapping walk is the inode layer's; a handle is how callers reach it. */
+int e2map_walk(e2map_file_t *f, uint64_t lblk, uint64_t nblk,
+	       e2map_run_cb cb, void *payload)
+{
+	return e2map__walk(f, lblk, nblk, cb, payload);
+}

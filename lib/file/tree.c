@@ -220,3 +220,9 @@ int e2map_tree_walk(e2map_t *m, const char *path, e2map_tree_cb cb,
 	seen_free(&w.dirs);
 	return r < 0 ? r : 0;
 }
+
+/* Listing is the directory layer's; a handle is how callers reach it. */
+int e2map_readdir(e2map_file_t *f, e2map_dirent_cb cb, void *payload)
+{
+	return e2map__readdir(f, cb, payload);
+}

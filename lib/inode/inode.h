@@ -144,7 +144,9 @@ int e2map__xattr_list(e2map_file_t *f, e2map__xentry_cb cb, void *payload);
 int e2map__ibody_scan(e2map_file_t *f);
 uint64_t e2map__inline_addr(const e2map_file_t *f);
 
-/* map.c: the mapping walk */
+/* map.c: the mapping walk (e2map_walk's contract, the file layer's) */
+int e2map__walk(e2map_file_t *f, uint64_t lblk, uint64_t nblk,
+		e2map_run_cb cb, void *payload);
 /* An open file without a block map (a FIFO): lseek and FIEMAP by type. */
 bool e2map__unmapped(const e2map_file_t *f);
 

@@ -115,8 +115,8 @@ int e2map__warm(e2map_file_t *f)
 	return 0;
 }
 
-int e2map_walk(e2map_file_t *f, uint64_t lblk, uint64_t nblk,
-	       e2map_run_cb cb, void *payload)
+int e2map__walk(e2map_file_t *f, uint64_t lblk, uint64_t nblk,
+		e2map_run_cb cb, void *payload)
 {
 	uint64_t end = lblk + nblk;
 	struct e2map_iomap io;

@@ -436,3 +436,8 @@ uint64_t e2map_disk_offset(const e2map_t *m)
 {
 	return m ? m->disk_offset : 0;
 }
+
+uint64_t e2map_blocks_read(const e2map_t *m)
+{
+	return m ? m->blocks_read : 0;
+}
