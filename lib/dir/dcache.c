@@ -92,17 +92,9 @@ static int grow_tab(struct dindex *x)
 
 static int keep_name(struct dindex *x, const struct e2map_name *n)
 {
-	size_t cap = x->names_cap ? x->names_cap : 4096;
-	char *v;
-
-	while (x->names_len + n->len > cap)
-		cap *= 2;
-	if (cap != x->names_cap) {
-		if (!(v = realloc(x->names, cap)))
-			return -ENOMEM;
-		x->names = v;
-		x->names_cap = cap;
-	}
+	if (e2map__grow((void **)&x->names, &x->names_cap,
+			x->names_len + n->len + 1, 1) < 0)
+		return -ENOMEM;
 	memcpy(x->names + x->names_len, n->s, n->len);
 	x->names_len += n->len;
 	return 0;

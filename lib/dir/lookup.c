@@ -49,15 +49,9 @@ static int current_dir(struct walk *w, e2map_file_t **out)
 
 static int chain_push(struct walk *w, ext2_ino_t ino)
 {
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 16;
-		ext2_ino_t *v = realloc(w->chain, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		w->chain = v;
-		w->cap = cap;
-	}
+	if (e2map__grow((void **)&w->chain, &w->cap, w->n + 1,
+			sizeof(*w->chain)) < 0)
+		return -ENOMEM;
 	w->chain[w->n++] = ino;
 	return 0;
 }

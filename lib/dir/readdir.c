@@ -41,24 +41,10 @@ struct rd {
 static int rd_store(struct rd *r, uint32_t hash, uint32_t minor,
 		    const unsigned char *de)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 64;
-		struct rd_ent *v = realloc(r->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		r->v = v;
-		r->cap = cap;
-	}
-	if (r->used + de[6] > r->room) {
-		size_t room = 2 * r->room + 256 + de[6];
-		char *s = realloc(r->names, room);
-
-		if (!s)
-			return -ENOMEM;
-		r->names = s;
-		r->room = room;
-	}
+	if (e2map__grow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v)) < 0 ||
+	    e2map__grow((void **)&r->names, &r->room, r->used + de[6] + 1,
+			1) < 0)
+		return -ENOMEM;
 	memcpy(r->names + r->used, de + 8, de[6]);
 	r->v[r->n++] = (struct rd_ent){ hash, minor, (uint32_t)r->seq++,
 					le32(de), (uint32_t)r->used, de[6],

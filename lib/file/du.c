@@ -130,15 +130,8 @@ static int report(struct du *d, size_t len, int depth, bool dir,
 /* The path buffer holds S at AT on: *LEN is the new path's length. */
 static int path_put(struct du *d, size_t at, const char *s, size_t n)
 {
-	if (at + n + 2 > d->pathcap) {
-		size_t cap = 2 * (at + n + 2);
-		char *p = realloc(d->path, cap);
-
-		if (!p)
-			return -ENOMEM;
-		d->path = p;
-		d->pathcap = cap;
-	}
+	if (e2map__grow((void **)&d->path, &d->pathcap, at + n + 2, 1) < 0)
+		return -ENOMEM;
 	memcpy(d->path + at, s, n);
 	d->path[at + n] = '\0';
 	return 0;
@@ -152,24 +145,11 @@ static int dir_add(const struct e2map_dirent *de, void *payload)
 	if ((de->len == 1 && de->name[0] == '.') ||
 	    (de->len == 2 && de->name[0] == '.' && de->name[1] == '.'))
 		return 0;
-	if (dd->n == dd->cap) {
-		size_t cap = dd->cap ? 2 * dd->cap : 32;
-		struct du_name *v = realloc(dd->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		dd->v = v;
-		dd->cap = cap;
-	}
-	if (dd->used + de->len > dd->room) {
-		size_t room = 2 * dd->room + 256 + de->len;
-		char *s = realloc(dd->names, room);
-
-		if (!s)
-			return -ENOMEM;
-		dd->names = s;
-		dd->room = room;
-	}
+	if (e2map__grow((void **)&dd->v, &dd->cap, dd->n + 1,
+			sizeof(*dd->v)) < 0 ||
+	    e2map__grow((void **)&dd->names, &dd->room, dd->used + de->len + 1,
+			1) < 0)
+		return -ENOMEM;
 	memcpy(dd->names + dd->used, de->name, de->len);
 	dd->v[dd->n++] = (struct du_name){ (uint32_t)de->ino,
 					   (uint32_t)dd->used,
@@ -206,16 +186,15 @@ static int push_dir(struct du *d, e2map_file_t *f, size_t pathlen,
 	int err;
 
 	if (d->depth == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 16;
-		struct du_dir *v = realloc(d->dirs, cap * sizeof(*v));
-		ext2_ino_t *c = v ? realloc(d->chain, cap * sizeof(*c)) : NULL;
+		/* Two arrays of one capacity: each grows from the same size. */
+		size_t dcap = d->cap, ccap = d->cap;
 
-		if (v)
-			d->dirs = v;
-		if (!c)
+		if (e2map__grow((void **)&d->dirs, &dcap, d->depth + 1,
+				sizeof(*d->dirs)) < 0 ||
+		    e2map__grow((void **)&d->chain, &ccap, d->depth + 1,
+				sizeof(*d->chain)) < 0)
 			return e2map_file_close(f), -ENOMEM;
-		d->chain = c;
-		d->cap = cap;
+		d->cap = ccap;
 	}
 	dd = &d->dirs[d->depth];
 	memset(dd, 0, sizeof(*dd));

@@ -80,18 +80,8 @@ static bool can_merge(const struct es_entry *a, const struct es_entry *b)
 
 static int reserve(struct escache *c, size_t extra)
 {
-	size_t cap = c->cap ? c->cap : 16;
-	struct es_entry *v;
-
-	while (cap < c->n + extra)
-		cap *= 2;
-	if (cap == c->cap)
-		return 0;
-	if (!(v = realloc(c->v, cap * sizeof(*v))))
-		return -ENOMEM;
-	c->v = v;
-	c->cap = cap;
-	return 0;
+	return e2map__grow((void **)&c->v, &c->cap, c->n + extra,
+			   sizeof(*c->v));
 }
 
 static void delete_at(struct escache *c, size_t i)

@@ -38,21 +38,13 @@ static _Thread_local struct e2map_overlay *handed;
 
 static int overlay_grow(struct e2map_overlay *ov, size_t n)
 {
-	size_t cap = ov->cap ? ov->cap : 16;
-	uint64_t *blk;
-	unsigned char **data;
+	/* Two arrays of one capacity: each grows from the same size. */
+	size_t bcap = ov->cap, dcap = ov->cap;
 
-	if (n <= ov->cap)
-		return 0;
-	while (cap < n)
-		cap *= 2;
-	if (!(blk = realloc(ov->blk, cap * sizeof(*blk))))
+	if (e2map__grow((void **)&ov->blk, &bcap, n, sizeof(*ov->blk)) < 0 ||
+	    e2map__grow((void **)&ov->data, &dcap, n, sizeof(*ov->data)) < 0)
 		return -ENOMEM;
-	ov->blk = blk;
-	if (!(data = realloc(ov->data, cap * sizeof(*data))))
-		return -ENOMEM;
-	ov->data = data;
-	ov->cap = cap;
+	ov->cap = dcap;
 	return 0;
 }
 
