@@ -8,6 +8,9 @@
 #   make check CHECK_FILTER='!(replay/image)'   a subset (Criterion's --filter)
 #   make check-kernel   live differential run against the kernel (root)
 
+# The first rule below is the included config's: `make` alone means all.
+.DEFAULT_GOAL := all
+
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
