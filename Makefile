@@ -165,7 +165,7 @@ $(PC): lib/e2map.pc.in Makefile FORCE
 
 # The public header must stand alone under strict C89, C11 and C++98.
 HEADERTEST_WARN := -pedantic -Wall -Wextra -Werror $(PUBLIC_INC) -fsyntax-only
-$(BUILD)/tests/headertest.ok: tests/headertest.c lib/include/e2map.h
+$(BUILD)/tests/headertest.ok: tests/headertest.c $(wildcard lib/include/*.h lib/include/e2map/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c89 $(HEADERTEST_WARN) -Wstrict-prototypes $<
 	$(CC) -std=c11 $(HEADERTEST_WARN) -Wstrict-prototypes $<
@@ -227,6 +227,8 @@ install: all
 	install -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/libe2map.so.$(SOVERSION)
 	ln -sf libe2map.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libe2map.so
 	install -m 644 lib/include/e2map.h $(DESTDIR)$(INCLUDEDIR)/e2map.h
+	install -d $(DESTDIR)$(INCLUDEDIR)/e2map
+	install -m 644 lib/include/e2map/*.h $(DESTDIR)$(INCLUDEDIR)/e2map/
 	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/e2map.pc
 	install -m 644 cmd/e2map.1 $(DESTDIR)$(MANDIR)/man1/e2map.1
 
@@ -234,6 +236,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/e2map $(DESTDIR)$(LIBDIR)/libe2map.a \
 		$(DESTDIR)$(LIBDIR)/libe2map.so $(DESTDIR)$(LIBDIR)/libe2map.so.$(SOVERSION) \
 		$(DESTDIR)$(INCLUDEDIR)/e2map.h $(DESTDIR)$(PKGCONFIGDIR)/e2map.pc \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(subst lib/include/,,$(wildcard lib/include/e2map/*.h))) \
 		$(DESTDIR)$(MANDIR)/man1/e2map.1
 
 clean:

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libe2map: whole disks and containers (the media layer).  Included by
+ * <e2map.h>; not meant to be included alone.
+ */
+#ifndef E2MAP_DISK_H_PUBLIC
+#define E2MAP_DISK_H_PUBLIC
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef E2MAP_API
+#error "include <e2map.h>, not <e2map/disk.h>"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Whole disks and containers.  e2map_open reads IMAGE as a container when
+ * its signature says so (EnCase E01/Ex01 segment sets, VMDK, VHD/VHDX,
+ * QCOW), in place, never copied; a partition table inside (MBR with
+ * logical partitions, or GPT) is read with libblkid.  OPTIONS then takes
+ *   partition=N    the filesystem is partition N, numbered as the kernel
+ *                  numbers /dev/sdaN (MBR 1-4 primary, 5.. logical; GPT
+ *                  entries from 1)
+ * Without it, a disk with exactly one ext2/3/4 partition opens that one;
+ * with none -EUCLEAN, with several -EINVAL (e2map_errmsg(NULL) lists
+ * them).  An image with an ext2/3/4 superblock at its start is a bare
+ * filesystem, as before.  partition=N that names no partition: -ENXIO;
+ * with offset=: -EINVAL.  A filesystem larger than its partition is
+ * refused (-EUCLEAN) as the kernel refuses to mount it.  A container
+ * that cannot be opened (a segment missing or out of order, a truncated
+ * file) is -EIO, a chunk whose checksum fails -EIO when read, each with
+ * the container library's words in e2map_errmsg.
+ */
+struct e2map_partition {
+	unsigned number;	/* as the kernel numbers it */
+	int extended;		/* an MBR extended partition (no filesystem) */
+	uint64_t start, size;	/* bytes, in the disk (the container's media) */
+	uint64_t start_sector, sectors;	/* the same in 512-byte sectors */
+	char type[40];		/* MBR "0x83", or the GPT type GUID */
+	char name[80];		/* the GPT partition name, or "" */
+	char uuid[40];		/* the partition UUID (MBR: "ID-NN"), or "" */
+	char fstype[16];	/* what libblkid finds in it: "ext4", "" */
+	char label[80];		/* its filesystem label, or "" */
+	char fsuuid[40];	/* its filesystem UUID, or "" */
+};
+struct e2map_disk {
+	char format[8];		/* "raw", "ewf", "vmdk", "vhd" or "qcow" */
+	char table[8];		/* "dos", "gpt", or "" for none */
+	char table_id[40];	/* the disk identifier, or "" */
+	uint64_t size;		/* bytes of the disk */
+	size_t count;		/* partitions[] in the table's order */
+	struct e2map_partition *partitions;
+};
+/*
+ * The disk IMAGE holds, its partitions and what libblkid finds in each,
+ * into *OUT (the caller's; e2map_disk_free).  A bare filesystem image is
+ * a disk without a table (count 0).  A partition past the end of the
+ * disk, overlapping partitions, a GPT whose primary header is corrupt
+ * (the kernel then reads no partitions) or a protective MBR without a
+ * GPT: -EUCLEAN; a container that does not open: -EIO; any errno of
+ * open(2).  On failure e2map_errmsg(NULL) says why.
+ */
+E2MAP_API int e2map_disk_read(const char *image, struct e2map_disk **out);
+/* NULL is a no-op. */
+E2MAP_API void e2map_disk_free(struct e2map_disk *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* E2MAP_DISK_H_PUBLIC */
