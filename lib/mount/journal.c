@@ -19,7 +19,7 @@
  * log holds the logical changes made since the last full commit.  PASS_SCAN
  * checks them as the kernel does (the tid, each commit's crc32c in its
  * tail) and counts the tags a valid tail closes; the blocks and that count
- * go to fcreplay.c, which applies them after the log's blocks.
+ * go to fc/fc_replay.c, which applies them after the log's blocks.
  */
 #include "mount.h"
 
@@ -841,7 +841,7 @@ static int recover(struct jnl *j, struct e2map_overlay **out)
 	return make_overlay(j, out);
 }
 
-/* The fast commits PASS_SCAN passed, for fcreplay.c; NULL when none. */
+/* The fast commits PASS_SCAN passed, for fc/; NULL when none. */
 static int hand_fc(struct jnl *j, struct e2map_fc **fc)
 {
 	if (!j->fc.tags)
