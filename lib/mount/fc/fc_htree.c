@@ -17,18 +17,22 @@
 #define DX_ENTRIES 32
 #define DX_TAIL 8
 
+/*
+ * The name's hash as the kernel's htree code computes it (dir/hash.c:
+ * signed or unsigned as ext4_hash_info_init decides, the end-of-directory
+ * value kept free); a version it cannot hash is not replayed.  No name
+ * is casefolded here: an htree add in a casefolded directory is refused
+ * before it hashes.
+ */
 static int name_hash(struct fcr *r, int version, const char *name, int len,
 		     uint32_t *hash)
 {
-	ext2_dirhash_t h, minor;
+	const struct ext2_super_block *sb = r->fs->super;
+	uint32_t minor;
 
-	if (version <= EXT2_HASH_TEA &&
-	    (r->fs->super->s_flags & EXT2_FLAGS_UNSIGNED_HASH))
-		version += 3;
-	if (ext2fs_dirhash2(version, name, len, r->fs->encoding, 0,
-			    r->fs->super->s_hash_seed, &h, &minor))
+	if (e2map__dirhash(sb, e2map__hash_version(sb, (unsigned)version),
+			   NULL, name, (unsigned)len, hash, &minor) < 0)
 		return -EOPNOTSUPP;
-	*hash = h;
 	return 0;
 }
 
