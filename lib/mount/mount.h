@@ -42,6 +42,26 @@ void e2map__fc_free(struct e2map_fc *fc);
  * applies it at mount. */
 int e2map__fc_replay(ext2_filsys fs, const struct e2map_fc *fc);
 
+/*
+ * jmap.c: the journal inode W->ino read as ext4_iget reads it, then each
+ * run ext4_map_blocks finds in its first blocks, in logical order.  The
+ * system zone's journal runs and journal recovery's map of the journal
+ * both walk it so; what they map and what they say differ.
+ */
+struct e2map_jwalk {
+	e2map_t *m;
+	uint32_t ino;
+	/* The inode is read (F): how many blocks to map (*N); -errno stops. */
+	int (*begin)(struct e2map_jwalk *w, e2map_file_t *f, uint32_t *n);
+	/* Run R from logical block LBLK, a hole too (R->len at least 1). */
+	int (*run)(struct e2map_jwalk *w, uint32_t lblk,
+		   const struct es_entry *r);
+	/* Reading or mapping the inode failed with ERR, the detail in
+	 * W->m's error: the caller's words for it. */
+	int (*fail)(struct e2map_jwalk *w, int err);
+};
+int e2map__journal_walk(struct e2map_jwalk *w);
+
 /* syszone.c: ext4_setup_system_zone, or the -errno that fails the mount */
 int e2map__zone_setup(e2map_t *m);
 /* zonesim.c: add_system_zone's tree, for overlapping ranges */

@@ -180,6 +180,36 @@ static bool part_range(const e2map_t *m, dgrp_t g, int part, struct zadd *r)
 	}
 }
 
+/* The system zone's walk of the journal inode: one addition per run. */
+struct zwalk {
+	struct e2map_jwalk w;
+	struct zadds *out;
+};
+
+static int zone_fail(struct e2map_jwalk *w, int err)
+{
+	return e2map__fail(NULL, err, "failed to initialize system zone "
+			   "(%d): journal inode %u: %s", err, w->ino,
+			   w->m->err.msg);
+}
+
+/* ceil(i_size / block size) blocks, a 32-bit count. */
+static int zone_begin(struct e2map_jwalk *w, e2map_file_t *f, uint32_t *n)
+{
+	*n = (uint32_t)((f->size + w->m->bs - 1) >> w->m->bits);
+	return 0;
+}
+
+static int zone_run(struct e2map_jwalk *w, uint32_t lblk,
+		    const struct es_entry *r)
+{
+	(void)lblk;
+	if (r->kind == E2MAP_RUN_HOLE)
+		return 0;
+	return zadds_push(((struct zwalk *)w)->out, &(struct zadd){
+				r->pblk, r->len, w->ino, 0, Z_PARTS });
+}
+
 /*
  * ext4_protect_reserved_inode: the journal inode as ext4_iget with
  * EXT4_IGET_SPECIAL reads it (any failure fails the mount), then each run
@@ -190,29 +220,9 @@ static bool part_range(const e2map_t *m, dgrp_t g, int part, struct zadd *r)
  */
 static int journal_runs(e2map_t *m, uint32_t ino, struct zadds *out)
 {
-	e2map_file_t *f;
-	struct es_entry r;
-	uint32_t i = 0, num;
-	int err;
+	struct zwalk zw = { { m, ino, zone_begin, zone_run, zone_fail }, out };
 
-	if ((err = e2map__iget_how(m, ino, E2MAP_IGET_NAME, &f)) < 0)
-		return e2map__fail(NULL, err, "failed to initialize system "
-				   "zone (%d): journal inode %u: %s", err, ino,
-				   m->err.msg);
-	num = (uint32_t)((f->size + m->bs - 1) >> m->bits);
-	while (i < num && err == 0) {
-		if ((err = e2map__map_blocks(f, i, num - i, &r)) < 0)
-			err = e2map__fail(NULL, err, "failed to initialize "
-					  "system zone (%d): journal inode %u: "
-					  "%s", err, ino, m->err.msg);
-		else if (r.kind == E2MAP_RUN_HOLE)
-			i += r.len ? r.len : 1;
-		else if ((err = zadds_push(out, &(struct zadd){
-				r.pblk, r.len, ino, 0, Z_PARTS })) == 0)
-			i += r.len;
-	}
-	e2map__iput(f);
-	return err;
+	return e2map__journal_walk(&zw.w);
 }
 
 static int add_journal(e2map_t *m, struct zadds *runs)
