@@ -36,16 +36,8 @@ struct zadds {
 
 static int zadds_push(struct zadds *a, const struct zadd *r)
 {
-	struct zadd *v;
-
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 64;
-
-		if (!(v = realloc(a->v, cap * sizeof(*v))))
-			return -ENOMEM;
-		a->v = v;
-		a->cap = cap;
-	}
+	if (e2map__grow((void **)&a->v, &a->cap, a->n + 1, sizeof(*a->v)) < 0)
+		return -ENOMEM;
 	a->v[a->n++] = *r;
 	return 0;
 }
@@ -53,22 +45,14 @@ static int zadds_push(struct zadds *a, const struct zadd *r)
 /* Appends [start, start + count) to Z (sorted), joining a touching end. */
 static int zone_add(struct e2map_zones *z, uint64_t start, uint64_t count)
 {
-	struct e2map_zone *v;
-
 	if (!count)
 		return 0;
 	if (z->n && z->v[z->n - 1].start + z->v[z->n - 1].count == start) {
 		z->v[z->n - 1].count += count;
 		return 0;
 	}
-	if (z->n == z->cap) {
-		size_t cap = z->cap ? z->cap * 2 : 64;
-
-		if (!(v = realloc(z->v, cap * sizeof(*v))))
-			return -ENOMEM;
-		z->v = v;
-		z->cap = cap;
-	}
+	if (e2map__grow((void **)&z->v, &z->cap, z->n + 1, sizeof(*z->v)) < 0)
+		return -ENOMEM;
 	z->v[z->n++] = (struct e2map_zone){ start, count };
 	return 0;
 }
