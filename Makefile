@@ -41,6 +41,8 @@ endif
 # the Makefile is parsed would ask before the install (the first `make
 # run` on a fresh machine failed for want of blkid.h).
 CONFIG := $(BUILD)/config.mk
+# Its rule comes first in this file: a bare `make` still means `make all`.
+.DEFAULT_GOAL := all
 ifneq ($(filter-out clean uninstall deps,$(or $(MAKECMDGOALS),all)),)
 include $(CONFIG)
 endif

@@ -5,7 +5,7 @@
  * a partition's block device.  Read-only by construction: nothing is
  * ever written to the media, which has no write path at all; a write
  * fails with EROFS, or lands in memory, in the overlay of a fast-commit
- * replay's scratch handle (journal.c, fcreplay.c).  Each
+ * replay's scratch handle (mount/journal.c, mount/fc/).  Each
  * channel opens its own media handle, so two e2map handles on one image
  * (parscan.c's threads) share no container state.
  */

@@ -55,7 +55,7 @@ void e2map__overlay_free(struct e2map_overlay *ov);
 size_t e2map__overlay_count(const struct e2map_overlay *ov);
 /*
  * A writable overlay takes the writes of the channel it is handed to:
- * the fast-commit replay (fcreplay.c) edits the filesystem through
+ * the fast-commit replay (mount/fc/) edits the filesystem through
  * libext2fs in memory.  _take detaches it from channel CH, read-only
  * again, for the next handle.
  */

@@ -12,19 +12,19 @@
  * async commit); PASS_REVOKE collects revoke records with the sequence
  * that wrote them; PASS_REPLAY copies each tagged block that no later
  * revoke covers to its home block, the last copy winning.  The journal is
- * inode s_journal_inum, read through its own mapping (ext4_journal_bmap);
- * an external journal device is refused, not guessed.
+ * inode s_journal_inum, read through its own mapping (ext4_journal_bmap,
+ * jmap.c); an external journal device is refused, not guessed.
  *
  * Fast commits (fc_do_one_pass, ext4_fc_replay_scan): the area after the
  * log holds the logical changes made since the last full commit.  PASS_SCAN
- * checks them as the kernel does (the tid, each commit's crc32c in its
- * tail) and counts the tags a valid tail closes; the blocks and that count
- * go to fcreplay.c, which applies them after the log's blocks.
+ * checks them as the kernel does (fc/fc_scan.c: the tid, each commit's
+ * crc32c in its tail) and counts the tags a valid tail closes; the blocks
+ * and that count go to fc/fc_replay.c, which applies them after the log's
+ * blocks.
  */
-#include "mount.h"
+#include "jnl.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,8 +45,6 @@ enum { JB_DESCRIPTOR = 1, JB_COMMIT = 2, JB_SB_V1 = 3, JB_SB_V2 = 4,
 #define JBD2_CRC32_CHKSUM 1
 #define JBD2_CRC32_CHKSUM_SIZE 4
 #define JBD2_CRC32C_CHKSUM 4
-#define JBD2_MIN_JOURNAL_BLOCKS 1024
-#define JBD2_DEFAULT_FC_BLOCKS 256
 #define JHDR 12			/* journal_header_t */
 #define JTAIL 4			/* jbd2_journal_block_tail */
 
@@ -61,32 +59,6 @@ struct replayed {
 	uint64_t blk;
 	size_t order;		/* replay order: the last one wins */
 };
-
-struct jnl {
-	e2map_t *m;
-	uint64_t *map;		/* journal block -> device block, 0: none */
-	uint32_t total, first, last, bs;
-	uint32_t fc_first, fc_last;	/* 0: no fast-commit area */
-	uint32_t compat, incompat;	/* 0 for a v1 superblock */
-	uint32_t seq, start, seed;
-	unsigned tag_bytes;
-	uint32_t end;		/* info->end_transaction; 0: not known */
-	bool failed;		/* j_failed_commit: a commit block was bad */
-	uint32_t failed_commit;
-	struct revoke *rv;
-	size_t nrv, caprv;
-	struct replayed *rp;
-	size_t nrp, caprp;
-	unsigned char *data;	/* nrp blocks, in replay order */
-	size_t capdata;
-	unsigned char *bh, *obh;
-	struct e2map_fc fc;	/* the fast-commit blocks PASS_SCAN kept */
-};
-
-static uint32_t be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
-}
 
 static uint16_t be16(const unsigned char *p)
 {
@@ -114,25 +86,6 @@ static unsigned tag_bytes(const struct jnl *j)
 	if (j->incompat & JF_CSUM_V2)
 		sz += 2;
 	return j->incompat & JF_64BIT ? sz : sz - 4;
-}
-
-static int jfail(int err, const char *what, uint64_t n)
-{
-	return e2map__fail(NULL, err, "journal recovery: %s %" PRIu64
-			   ": the kernel's mount fails", what, n);
-}
-
-/* jread: journal block OFF, through the journal's map, into BUF. */
-static int jread(struct jnl *j, uint32_t off, unsigned char *buf)
-{
-	if (off >= j->total)
-		return jfail(-EUCLEAN, "corrupted journal superblock: block",
-			     off);
-	if (!j->map[off])
-		return jfail(-EIO, "journal bmap failed: block", off);
-	if (io_channel_read_blk64(j->m->fs->io, j->map[off], 1, buf))
-		return jfail(-EIO, "failed to read journal block", off);
-	return 0;
 }
 
 static void wrap(const struct jnl *j, uint32_t *var)
@@ -224,7 +177,7 @@ static int calc_chksums(struct jnl *j, uint32_t *next, uint32_t *sum)
 		uint32_t io = (*next)++;
 
 		wrap(j, next);
-		if (jread(j, io, j->obh) < 0)
+		if (e2map__jnl_read(j, io, j->obh) < 0)
 			return 1;
 		*sum = ext2fs_crc32_be(*sum, j->obh, j->bs);
 	}
@@ -344,7 +297,7 @@ static int replay_tags(struct jnl *j, uint32_t *next, uint32_t seq,
 		tag = j->bh + p;
 		flags = be16(tag + 6);
 		wrap(j, next);
-		if ((err = jread(j, io, j->obh)) < 0) {
+		if ((err = e2map__jnl_read(j, io, j->obh)) < 0) {
 			*success = err;
 		} else {
 			blk = tag_block(j, tag);
@@ -480,7 +433,7 @@ static int one_block(struct jnl *j, struct pass_state *s, enum step *st)
 {
 	int err;
 
-	if ((err = jread(j, s->next_log, j->bh)) < 0)
+	if ((err = e2map__jnl_read(j, s->next_log, j->bh)) < 0)
 		return err;
 	s->next_log++;
 	wrap(j, &s->next_log);
@@ -498,133 +451,6 @@ static int one_block(struct jnl *j, struct pass_state *s, enum step *st)
 		*st = STEP_DONE;
 		return 0;
 	}
-}
-
-#define EXT4_NAME_LEN 255
-#define EXT4_GOOD_OLD_INODE_SIZE 128
-
-/* ext4_fc_value_len_isvalid */
-static bool fc_len_ok(const struct jnl *j, unsigned tag, unsigned len)
-{
-	switch (tag) {
-	case E2MAP_FC_ADD_RANGE:
-		return len == 16;
-	case E2MAP_FC_DEL_RANGE:
-		return len == 12;
-	case E2MAP_FC_CREAT:
-	case E2MAP_FC_LINK:
-	case E2MAP_FC_UNLINK:
-		return len > 8 && len - 8 <= EXT4_NAME_LEN;
-	case E2MAP_FC_INODE:
-		return len >= 4 + EXT4_GOOD_OLD_INODE_SIZE &&
-		       len - 4 <= EXT2_INODE_SIZE(j->m->fs->super);
-	case E2MAP_FC_PAD:
-		return true;
-	case E2MAP_FC_TAIL:
-		return len >= 8;
-	case E2MAP_FC_HEAD:
-		return len == 8;
-	}
-	return false;
-}
-
-enum { FC_CONTINUE, FC_STOP };
-
-struct fc_scan {
-	uint32_t crc, expected;
-	unsigned cur_tag, num_tags;
-};
-
-/* One tag of ext4_fc_replay_scan: FC_CONTINUE, FC_STOP or -errno. */
-static int fc_scan_tag(struct fc_scan *sc, unsigned tag, const unsigned char *tl,
-		       unsigned len)
-{
-	const unsigned char *val = tl + E2MAP_FC_TL;
-
-	sc->cur_tag++;
-	switch (tag) {
-	case E2MAP_FC_TAIL:
-		sc->crc = e2map__crc32c(sc->crc, tl, E2MAP_FC_TL + 4);
-		if (le32(val) == sc->expected && le32(val + 4) == sc->crc) {
-			sc->num_tags = sc->cur_tag;
-			sc->crc = 0;
-			return FC_CONTINUE;
-		}
-		sc->crc = 0;
-		return sc->num_tags ? FC_STOP : -EBADMSG;
-	case E2MAP_FC_HEAD:
-		if (le32(val))
-			return -EOPNOTSUPP;
-		if (le32(val + 4) != sc->expected)
-			return FC_STOP;
-		break;
-	case E2MAP_FC_ADD_RANGE: case E2MAP_FC_DEL_RANGE: case E2MAP_FC_CREAT: case E2MAP_FC_LINK:
-	case E2MAP_FC_UNLINK: case E2MAP_FC_INODE: case E2MAP_FC_PAD:
-		break;
-	default:
-		return sc->num_tags ? FC_STOP : -ECANCELED;
-	}
-	sc->crc = e2map__crc32c(sc->crc, tl, E2MAP_FC_TL + len);
-	return FC_CONTINUE;
-}
-
-static int fc_scan_block(const struct jnl *j, struct fc_scan *sc,
-			 const unsigned char *b)
-{
-	size_t p = 0;
-	unsigned tag, len;
-	int r;
-
-	while (p + E2MAP_FC_TL <= j->bs) {
-		tag = b[p] | b[p + 1] << 8;
-		len = b[p + 2] | b[p + 3] << 8;
-		if (len > j->bs - p - E2MAP_FC_TL || !fc_len_ok(j, tag, len))
-			return sc->num_tags ? FC_STOP : -ECANCELED;
-		if ((r = fc_scan_tag(sc, tag, b + p, len)) != FC_CONTINUE)
-			return r;
-		p += E2MAP_FC_TL + len;
-	}
-	return FC_CONTINUE;
-}
-
-static int fc_fail(int err, uint32_t blk)
-{
-	const char *why = err == -EBADMSG ? "bad checksum in its first commit" :
-			  err == -EOPNOTSUPP ? "unknown features" :
-			  "invalid tag";
-
-	return e2map__fail(NULL, err, "journal recovery: fast-commit block "
-			   "%" PRIu32 ": %s: the kernel's mount fails", blk, why);
-}
-
-/*
- * fc_do_one_pass in PASS_SCAN: the blocks scanned are kept, with the
- * number of tags the last valid tail closes (ext4_fc_replay's replay pass
- * stops there).
- */
-static int fc_scan(struct jnl *j)
-{
-	struct fc_scan sc = { .expected = j->end };
-	uint32_t off;
-	unsigned char *b;
-	int r = FC_CONTINUE;
-
-	for (off = 0; r == FC_CONTINUE && j->fc_first + off <= j->fc_last;
-	     off++) {
-		if (e2map__grow((void **)&j->fc.blocks, &j->fc.cap,
-				(off + 1) * (size_t)j->bs, 1) < 0)
-			return -ENOMEM;
-		b = j->fc.blocks + off * (size_t)j->bs;
-		if ((r = jread(j, j->fc_first + off, b)) < 0)
-			return r;
-		j->fc.nblocks = off + 1;
-		if (!off && (b[0] | b[1] << 8) != E2MAP_FC_HEAD)
-			return 0;
-		if ((r = fc_scan_block(j, &sc, b)) < 0)
-			return fc_fail(r, j->fc_first + off);
-	}
-	j->fc.tags = sc.num_tags;
-	return 0;
 }
 
 /*
@@ -652,7 +478,7 @@ static int do_one_pass(struct jnl *j, enum pass pass)
 	if (pass == PASS_SCAN) {
 		if (!j->end)
 			j->end = s.next_id;
-		if (j->fc_first && !s.success && (err = fc_scan(j)) < 0)
+		if (j->fc_first && !s.success && (err = e2map__fc_scan(j)) < 0)
 			return err;
 	} else if (j->end != s.next_id && !s.success) {
 		s.success = jfail(-EIO, "recovery pass ended at transaction",
@@ -664,67 +490,10 @@ static int do_one_pass(struct jnl *j, enum pass pass)
 	return s.success;
 }
 
-/* The journal inode's blocks, as ext4_journal_bmap maps them. */
-static int map_journal(struct jnl *j, uint32_t ino)
-{
-	e2map_file_t *f;
-	struct es_entry r;
-	uint32_t i = 0, k;
-	int err;
-
-	if ((err = e2map__iget_how(j->m, ino, E2MAP_IGET_NAME, &f)) < 0)
-		return e2map__fail(NULL, err, "journal inode %u: %s", ino,
-				   j->m->err.msg);
-	err = 0;
-	if (!f->inode->i_links_count)
-		err = e2map__fail(NULL, -EUCLEAN, "journal inode %u is "
-				  "deleted", ino);
-	else if (!(j->total = (uint32_t)(f->size >> j->m->bits)) ||
-		 !(j->map = calloc(j->total, sizeof(*j->map))))
-		err = j->total ? -ENOMEM : e2map__fail(NULL, -EINVAL,
-				"journal inode %u is empty", ino);
-	while (!err && i < j->total) {
-		if ((err = e2map__map_blocks(f, i, j->total - i, &r)) < 0)
-			err = e2map__fail(NULL, err, "journal inode %u: %s",
-					  ino, j->m->err.msg);
-		else if (!r.len)
-			r.len = 1;
-		for (k = 0; !err && k < r.len && r.kind != E2MAP_RUN_HOLE; k++)
-			j->map[i + k] = r.pblk + k;
-		i += r.len;
-	}
-	e2map__iput(f);
-	return err;
-}
-
 static int sb_fail(const char *why)
 {
 	return e2map__fail(NULL, -EUCLEAN, "journal superblock: %s: the "
 			   "kernel's mount fails", why);
-}
-
-/*
- * journal_check_superblock and journal_load_superblock: the last
- * s_num_fc_blks blocks (256 when 0) are the fast-commit area, and the log
- * wraps before them.  The area is read from j_fc_first = j_last + 1 to
- * j_fc_last = s_maxlen, as the kernel reads it: its last block lies past
- * the journal, so a scan that reaches it fails.
- */
-static int fc_area(struct jnl *j, const unsigned char *b)
-{
-	uint32_t n = be32(b + 84);
-
-	if (!n)
-		n = JBD2_DEFAULT_FC_BLOCKS;
-	if (j->total < JBD2_MIN_JOURNAL_BLOCKS ||
-	    j->total - JBD2_MIN_JOURNAL_BLOCKS < n)
-		return e2map__fail(NULL, -EINVAL, "journal superblock: "
-				   "journal file too short for %u fast-commit "
-				   "blocks: the kernel's mount fails", n);
-	j->fc_last = j->total;
-	j->last = j->total - n;
-	j->fc_first = j->last + 1;
-	return 0;
 }
 
 /* journal_load_superblock and jbd2_journal_load's feature check. */
@@ -734,7 +503,7 @@ static int load_super(struct jnl *j)
 	uint32_t maxlen, type, c;
 	int err;
 
-	if ((err = jread(j, 0, b)) < 0)
+	if ((err = e2map__jnl_read(j, 0, b)) < 0)
 		return err;
 	type = be32(b + 4);
 	if (be32(b) != JBD2_MAGIC)
@@ -772,7 +541,7 @@ static int load_super(struct jnl *j)
 					   "superblock: checksum error: the "
 					   "kernel's mount fails");
 	}
-	if ((j->incompat & JF_FAST_COMMIT) && (err = fc_area(j, b)) < 0)
+	if ((j->incompat & JF_FAST_COMMIT) && (err = e2map__fc_area(j, b)) < 0)
 		return err;
 	j->seq = be32(b + 24);
 	j->start = be32(b + 28);
@@ -841,26 +610,6 @@ static int recover(struct jnl *j, struct e2map_overlay **out)
 	return make_overlay(j, out);
 }
 
-/* The fast commits PASS_SCAN passed, for fcreplay.c; NULL when none. */
-static int hand_fc(struct jnl *j, struct e2map_fc **fc)
-{
-	if (!j->fc.tags)
-		return 0;
-	if (!(*fc = malloc(sizeof(**fc))))
-		return -ENOMEM;
-	**fc = j->fc;
-	(*fc)->bs = j->bs;
-	j->fc.blocks = NULL;
-	return 0;
-}
-
-void e2map__fc_free(struct e2map_fc *fc)
-{
-	if (fc)
-		free(fc->blocks);
-	free(fc);
-}
-
 int e2map__journal_replay(e2map_t *m, struct e2map_overlay **out,
 			  struct e2map_fc **fc)
 {
@@ -879,8 +628,9 @@ int e2map__journal_replay(e2map_t *m, struct e2map_overlay **out,
 				   "journals only");
 	if (!(j.bh = malloc(j.bs)) || !(j.obh = malloc(j.bs)))
 		err = -ENOMEM;
-	else if ((err = map_journal(&j, sb->s_journal_inum)) == 0 &&
-		 (err = recover(&j, out)) == 0 && (err = hand_fc(&j, fc)) < 0) {
+	else if ((err = e2map__jnl_map(&j, sb->s_journal_inum)) == 0 &&
+		 (err = recover(&j, out)) == 0 &&
+		 (err = e2map__fc_hand(&j, fc)) < 0) {
 		e2map__overlay_free(*out);
 		*out = NULL;
 	}

@@ -3,15 +3,16 @@
  * The mount layer: e2map_open, where the parts below are put together as
  * ext4_fill_super puts them (image.c: the mount's checks), the system
  * zone built (syszone.c, over zonesim.c where ranges overlap), journal
- * recovery (journal.c) and the fast-commit replay (fc/).
+ * recovery (journal.c over jmap.c; jnl.h within it), and the fast
+ * commits scanned and replayed (fc/).
  */
 #ifndef E2MAP_MOUNT_H
 #define E2MAP_MOUNT_H
 
 #include "dir.h"
 
-/* fs/ext4/fast_commit.h: the tags (journal.c scans them, fc/ applies
- * them), each after a 4-byte struct ext4_fc_tl. */
+/* fs/ext4/fast_commit.h: the tags (fc/fc_scan.c scans them, the rest of
+ * fc/ applies them), each after a 4-byte struct ext4_fc_tl. */
 enum { E2MAP_FC_ADD_RANGE = 1, E2MAP_FC_DEL_RANGE, E2MAP_FC_CREAT,
        E2MAP_FC_LINK, E2MAP_FC_UNLINK, E2MAP_FC_INODE, E2MAP_FC_PAD,
        E2MAP_FC_TAIL, E2MAP_FC_HEAD };
@@ -35,10 +36,31 @@ struct e2map_fc {
  */
 int e2map__journal_replay(e2map_t *m, struct e2map_overlay **out,
 			  struct e2map_fc **fc);
+/* fc/fc_scan.c */
 void e2map__fc_free(struct e2map_fc *fc);
 /* fc/: FC applied to FS (writable over its overlay), as ext4_fc_replay
  * applies it at mount. */
 int e2map__fc_replay(ext2_filsys fs, const struct e2map_fc *fc);
+
+/*
+ * jmap.c: the journal inode W->ino read as ext4_iget reads it, then each
+ * run ext4_map_blocks finds in its first blocks, in logical order.  The
+ * system zone's journal runs and journal recovery's map of the journal
+ * both walk it so; what they map and what they say differ.
+ */
+struct e2map_jwalk {
+	e2map_t *m;
+	uint32_t ino;
+	/* The inode is read (F): how many blocks to map (*N); -errno stops. */
+	int (*begin)(struct e2map_jwalk *w, e2map_file_t *f, uint32_t *n);
+	/* Run R from logical block LBLK, a hole too (R->len at least 1). */
+	int (*run)(struct e2map_jwalk *w, uint32_t lblk,
+		   const struct es_entry *r);
+	/* Reading or mapping the inode failed with ERR, the detail in
+	 * W->m's error: the caller's words for it. */
+	int (*fail)(struct e2map_jwalk *w, int err);
+};
+int e2map__journal_walk(struct e2map_jwalk *w);
 
 /* syszone.c: ext4_setup_system_zone, or the -errno that fails the mount */
 int e2map__zone_setup(e2map_t *m);

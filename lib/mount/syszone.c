@@ -36,16 +36,8 @@ struct zadds {
 
 static int zadds_push(struct zadds *a, const struct zadd *r)
 {
-	struct zadd *v;
-
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 64;
-
-		if (!(v = realloc(a->v, cap * sizeof(*v))))
-			return -ENOMEM;
-		a->v = v;
-		a->cap = cap;
-	}
+	if (e2map__grow((void **)&a->v, &a->cap, a->n + 1, sizeof(*a->v)) < 0)
+		return -ENOMEM;
 	a->v[a->n++] = *r;
 	return 0;
 }
@@ -53,22 +45,14 @@ static int zadds_push(struct zadds *a, const struct zadd *r)
 /* Appends [start, start + count) to Z (sorted), joining a touching end. */
 static int zone_add(struct e2map_zones *z, uint64_t start, uint64_t count)
 {
-	struct e2map_zone *v;
-
 	if (!count)
 		return 0;
 	if (z->n && z->v[z->n - 1].start + z->v[z->n - 1].count == start) {
 		z->v[z->n - 1].count += count;
 		return 0;
 	}
-	if (z->n == z->cap) {
-		size_t cap = z->cap ? z->cap * 2 : 64;
-
-		if (!(v = realloc(z->v, cap * sizeof(*v))))
-			return -ENOMEM;
-		z->v = v;
-		z->cap = cap;
-	}
+	if (e2map__grow((void **)&z->v, &z->cap, z->n + 1, sizeof(*z->v)) < 0)
+		return -ENOMEM;
 	z->v[z->n++] = (struct e2map_zone){ start, count };
 	return 0;
 }
@@ -144,6 +128,36 @@ static bool part_range(const e2map_t *m, dgrp_t g, int part, struct zadd *r)
 	}
 }
 
+/* The system zone's walk of the journal inode: one addition per run. */
+struct zwalk {
+	struct e2map_jwalk w;
+	struct zadds *out;
+};
+
+static int zone_fail(struct e2map_jwalk *w, int err)
+{
+	return e2map__fail(NULL, err, "failed to initialize system zone "
+			   "(%d): journal inode %u: %s", err, w->ino,
+			   w->m->err.msg);
+}
+
+/* ceil(i_size / block size) blocks, a 32-bit count. */
+static int zone_begin(struct e2map_jwalk *w, e2map_file_t *f, uint32_t *n)
+{
+	*n = (uint32_t)((f->size + w->m->bs - 1) >> w->m->bits);
+	return 0;
+}
+
+static int zone_run(struct e2map_jwalk *w, uint32_t lblk,
+		    const struct es_entry *r)
+{
+	(void)lblk;
+	if (r->kind == E2MAP_RUN_HOLE)
+		return 0;
+	return zadds_push(((struct zwalk *)w)->out, &(struct zadd){
+				r->pblk, r->len, w->ino, 0, Z_PARTS });
+}
+
 /*
  * ext4_protect_reserved_inode: the journal inode as ext4_iget with
  * EXT4_IGET_SPECIAL reads it (any failure fails the mount), then each run
@@ -154,29 +168,9 @@ static bool part_range(const e2map_t *m, dgrp_t g, int part, struct zadd *r)
  */
 static int journal_runs(e2map_t *m, uint32_t ino, struct zadds *out)
 {
-	e2map_file_t *f;
-	struct es_entry r;
-	uint32_t i = 0, num;
-	int err;
+	struct zwalk zw = { { m, ino, zone_begin, zone_run, zone_fail }, out };
 
-	if ((err = e2map__iget_how(m, ino, E2MAP_IGET_NAME, &f)) < 0)
-		return e2map__fail(NULL, err, "failed to initialize system "
-				   "zone (%d): journal inode %u: %s", err, ino,
-				   m->err.msg);
-	num = (uint32_t)((f->size + m->bs - 1) >> m->bits);
-	while (i < num && err == 0) {
-		if ((err = e2map__map_blocks(f, i, num - i, &r)) < 0)
-			err = e2map__fail(NULL, err, "failed to initialize "
-					  "system zone (%d): journal inode %u: "
-					  "%s", err, ino, m->err.msg);
-		else if (r.kind == E2MAP_RUN_HOLE)
-			i += r.len ? r.len : 1;
-		else if ((err = zadds_push(out, &(struct zadd){
-				r.pblk, r.len, ino, 0, Z_PARTS })) == 0)
-			i += r.len;
-	}
-	e2map__iput(f);
-	return err;
+	return e2map__journal_walk(&zw.w);
 }
 
 static int add_journal(e2map_t *m, struct zadds *runs)

@@ -4,7 +4,7 @@
  * fast-commit area of a dirty image (FC_BASE, testdata's dirty-fc-4k).
  * Each commit's head and tail are made valid (the tid the log expects, the
  * crc32c of the tags), so the input's tags get past the scan into
- * lib/fcreplay.c with any values; the image is then opened with "replay"
+ * lib/mount/fc/ with any values; the image is then opened with "replay"
  * and walked: every inode checked and read, the path table built.
  */
 #include <e2map.h>
