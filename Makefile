@@ -212,7 +212,7 @@ $(FUZZ): tests/fuzz/fuzz_check.c $(LIB_SRCS) lib/internal.h lib/e2map.h
 FUZZ_SEEDS := $(BUILD)/tests/fuzz/seeds
 fuzz-seeds:
 	@mkdir -p $(FUZZ_SEEDS)
-	scripts/fuzz-seeds.sh $(FUZZ_SEEDS)
+	scripts/fuzz/seeds.sh $(FUZZ_SEEDS)
 
 fuzz-smoke: $(FUZZ) fuzz-seeds
 	@mkdir -p testdata/fuzz
@@ -228,7 +228,7 @@ $(FUZZ_DISK): tests/fuzz/fuzz_disk.c $(LIB_SRCS) lib/internal.h lib/io.h lib/e2m
 		$(LIB_SRCS) $(LIB_LIBS)
 
 fuzz-disk-smoke: $(FUZZ_DISK)
-	scripts/fuzz-disk-seeds.sh $(FUZZ_DISK_SEEDS)
+	scripts/fuzz/disk-seeds.sh $(FUZZ_DISK_SEEDS)
 	@mkdir -p testdata/fuzz-disk
 	$(FUZZ_DISK) -max_total_time=$${FUZZ_SECONDS:-60} -timeout=10 \
 		-rss_limit_mb=2048 -max_len=2097152 $(FUZZ_DISK_SEEDS) \
@@ -245,7 +245,7 @@ $(FUZZ_FC): tests/fuzz/fuzz_fc.c $(LIB_SRCS) lib/internal.h lib/e2map.h
 		-o $@ tests/fuzz/fuzz_fc.c $(LIB_SRCS) $(LIB_LIBS)
 
 fuzz-fc-smoke: $(FUZZ_FC)
-	scripts/fuzz-fc-seeds.sh $(FUZZ_FC_BASE) $(FUZZ_FC_SEEDS)
+	scripts/fuzz/fc-seeds.sh $(FUZZ_FC_BASE) $(FUZZ_FC_SEEDS)
 	@mkdir -p testdata/fuzz-fc
 	$(FUZZ_FC) -max_total_time=$${FUZZ_SECONDS:-60} -timeout=10 \
 		-rss_limit_mb=2048 -max_len=65536 $(FUZZ_FC_SEEDS) testdata/fuzz-fc

@@ -8,7 +8,7 @@
 set -e
 out=$1
 mkdir -p "$out"
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 dirs="$here/testdata/corpus/e2fsprogs"
 case "${E2MAP_CORPUS:-}" in
 none) ;;

@@ -4,11 +4,11 @@
 # dirty-fc-4k, decompressed; each seed is the fast-commit area (the
 # journal's blocks after the log) of one of testdata's dirty-fc images.
 #
-#   scripts/fuzz-fc-seeds.sh BASE.img SEEDDIR
+#   scripts/fuzz/fc-seeds.sh BASE.img SEEDDIR
 set -e
 base=$1
 out=$2
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out" "$(dirname "$base")"
 gzip -dc "$here/testdata/dirty-fc-4k.img.gz" > "$base"
 tmp=$(mktemp -d)
