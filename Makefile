@@ -143,9 +143,9 @@ run: deps all
 # Whole disks and containers for tests/test_disks.c, made at test time
 # (a few seconds; a tool missing leaves files out, and their tests skip).
 DISKS := $(abspath $(BUILD)/tests/disks)
-$(DISKS)/.done: scripts/mkdisks.sh scripts/gen-common.sh
+$(DISKS)/.done: scripts/gen/mkdisks.sh scripts/lib/gen.sh
 	rm -rf $(DISKS) && mkdir -p $(DISKS)
-	scripts/mkdisks.sh $(DISKS) >/dev/null || \
+	scripts/gen/mkdisks.sh $(DISKS) >/dev/null || \
 		echo "mkdisks.sh failed: tests/test_disks.c skips what is missing"
 	@touch $@
 

@@ -172,7 +172,7 @@ build_tiny() {	# IMG NAME
 
 RECIPE=$( { declare -f uuid_of gen_holes gen_unwritten gen_punched gen_sparse gen_query gen_names \
 	xio new_fs kernel_files gen_tree build_big build_huge build_tiny; echo "$AWK_RND";
-	cat "$here/mke2fs.conf"; } | md5sum | cut -c1-12)
+	cat "$here/gen/mke2fs.conf"; } | md5sum | cut -c1-12)
 TREE_KEY=$(md5sum <"$here/bench-tree.py" | cut -c1-12)
 
 # build NAME HOW ARGS...: $CACHE/NAME.img and its lists, unless cached.
@@ -190,7 +190,7 @@ build() {
 	log "bench: building $img ..."
 	t0=$(date +%s)
 	rm -f "$CACHE/$name.key"
-	export MKE2FS_CONFIG=$here/mke2fs.conf E2FSPROGS_FAKE_TIME=1700000000
+	export MKE2FS_CONFIG=$here/gen/mke2fs.conf E2FSPROGS_FAKE_TIME=1700000000
 	"build_$how" "$img.tmp" "bench-$name" "$@"
 	(cd "$MNT" && find . -xdev -type f | sed 's/^\.//' | sort) >"$CACHE/$name.files"
 	(cd "$MNT" && find . -xdev -printf '%i\n' | sort -un) >"$CACHE/$name.inos"

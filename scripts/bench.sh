@@ -35,7 +35,7 @@
 # (4,096 extents, an extent tree of depth 2), 8 MiB fallocated at 768 MiB
 # with every other block written, 4 MiB written at 896 MiB with 16 ranges
 # punched.  Every random choice comes from Park-Miller generators with fixed
-# seeds; mke2fs gets scripts/mke2fs.conf, fixed UUIDs and hash seeds;
+# seeds; mke2fs gets scripts/gen/mke2fs.conf, fixed UUIDs and hash seeds;
 # writers are pinned to CPU 0.  Layouts are reproducible, not byte-identical
 # (the kernel allocates and stamps times).
 #

@@ -13,7 +13,7 @@
 #      output is under 64 KiB, basic seek/fiemap/filefrag for the others),
 #      GOLDEN_MAXFILES (100), GOLDEN_MAXBYTES (524288: larger outputs are
 #      left out), and queries.sh's MAXFILES (80 here), MAXEMPTY (3 here),
-#      MAXEXT, RANDOM_CALLS, EXTRA_PATHS (default scripts/NAME.paths when it
+#      MAXEXT, RANDOM_CALLS, EXTRA_PATHS (default scripts/gen/NAME.paths when it
 #      exists: paths find does not list, queried and given goldens too).
 #
 # Paths are opened as open(2) opens them on the mount, a final symlink
@@ -89,7 +89,7 @@ mopts="loop,ro${data:+,$data} ($fstype)"
 mount -t "$fstype" -o "loop,ro${data:+,$data}" "$img" "$mnt"
 
 # Throwaway mount: the query set and the golden file list.
-extra=${EXTRA_PATHS:-$here/$name.paths}
+extra=${EXTRA_PATHS:-$here/gen/$name.paths}
 [ -f "$extra" ] || extra=""
 [ -n "${GOLDENS_ONLY:-}" ] ||
 	EXTRA_PATHS=$extra "$here/queries.sh" "$img" "$mnt" "$seed" > "$tmp/queries"

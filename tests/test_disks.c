@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Whole disks and containers (scripts/mkdisks.sh, in $E2MAP_DISKS, made
+ * Whole disks and containers (scripts/gen/mkdisks.sh, in $E2MAP_DISKS, made
  * by `make check`): every answer (check, du, scan, filefrag, fiemap,
  * seek) through a partition of a raw disk, an
  * E01 set, a VMDK, VHD, VHDX or QCOW2 equals the answer on that

@@ -5,7 +5,7 @@
  * NAME.calls.gz are the answers after a read-write mount of a copy, and
  * NAME.refused the errno of a mount the kernel refuses, which e2map must
  * return too.  The same for testdata/NAME.refused beside NAME.img.gz (the
- * dirty images of scripts/mkdirty.sh whose replay the kernel refuses).
+ * dirty images of scripts/gen/mkdirty.sh whose replay the kernel refuses).
  */
 #include <criterion/criterion.h>
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/mkxattr.sh OUTDIR
+# scripts/gen/mkxattr.sh OUTDIR
 #
 # Extended attributes of every kind the kernel lists, set by the kernel
 # (setfattr on a loop mount), for e2map_xattrs_ino:
@@ -17,7 +17,7 @@
 #                      block, an ACL of a bad version, an ACL cut short,
 #                      an unsorted block (a listed name getxattr misses)
 # Record with record-xattr.sh.
-. "$(dirname "$0")/gen-common.sh"
+. "$(dirname "$0")/../lib/gen.sh"
 gen_start mkxattr root "$@"
 mkdir "$work/mnt"
 m=$work/mnt

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Damage one fast commit of a dirty image, in place, for --replay's tests.
 
-    scripts/fc-damage.py IMAGE first|last
+    scripts/gen/fc-damage.py IMAGE first|last
 
 Flips one byte inside the first tag of the FIRST or of the LAST fast
 commit that the journal's fast-commit area holds (a commit is the tags up

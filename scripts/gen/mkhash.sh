@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/mkhash.sh OUTDIR
+# scripts/gen/mkhash.sh OUTDIR
 #
 # Images for the directory-hash signedness rule, written by the kernel and
 # recorded by it (scripts/record.sh), then OUTDIR/NAME.calls gets one more
@@ -19,8 +19,8 @@
 #
 # Each directory gets its hash from s_def_hash_version, changed between
 # mounts with debugfs.  Needs root and loop mounts; PROBE as record.sh.
-. "$(dirname "$0")/gen-common.sh"
-probe=${PROBE:-$here/../tests/probe}
+. "$(dirname "$0")/../lib/gen.sh"
+probe=${PROBE:-$here/../../tests/probe}
 [ -x "$probe" ] || { echo "mkhash: no probe at $probe (make tests/probe)" >&2; exit 2; }
 gen_start mkhash root "$@"
 mkdir "$work/mnt"
@@ -76,7 +76,7 @@ build hash-neither-1k 2 0
 build hash-signed-1k 1 1
 for name in hash-neither-1k hash-signed-1k; do
 	MAXFILES=${MAXFILES:-40} GOLDEN_MAXFILES=${GOLDEN_MAXFILES:-12} \
-		"$here/record.sh" "$out/$name.img.gz" "$out"
+		"$here/../record.sh" "$out/$name.img.gz" "$out"
 	lookups "$name"
 	gzip -9 -n -f "$out/$name.calls" "$out/$name.golden"
 done

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/mknames.sh OUTDIR
+# scripts/gen/mknames.sh OUTDIR
 #
 # Two small kernel-made images for `check`, the path table and --json
 # (loop mount, real syscalls, umount, `e2fsck -fn` must be clean), written

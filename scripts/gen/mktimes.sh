@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/mktimes.sh OUTDIR
+# scripts/gen/mktimes.sh OUTDIR
 #
 # Timestamps at the edges of ext4's encoding, set by the kernel
 # (utimensat through touch on a loop mount), for scan's stat rule:
@@ -10,7 +10,7 @@
 #                      clamped by the kernel to a signed 32-bit count
 # Each holds /t_DATE files whose atime and mtime are DATE, and a symlink
 # and a directory with such times too.  Record with record-scan.sh.
-. "$(dirname "$0")/gen-common.sh"
+. "$(dirname "$0")/../lib/gen.sh"
 gen_start mktimes root "$@"
 mkdir "$work/mnt"
 m=$work/mnt

@@ -21,7 +21,7 @@
 # Tools missing (ewfacquire, qemu-img, sgdisk) leave their files out;
 # the tests that need them skip.
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/gen-common.sh"
+. "$here/../lib/gen.sh"
 gen_start mkdisks any "$@"
 
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -60,7 +60,7 @@ mkfs_at() {
 
 # NAME.sfdisk and NAME.blkid: what the table tools see on DISK.
 record() {
-	"$here/record-disk.sh" "$1"
+	"$here/../record-disk.sh" "$1"
 }
 
 make_mbr() {

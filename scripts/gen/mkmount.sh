@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/mkmount.sh OUTDIR
+# scripts/gen/mkmount.sh OUTDIR
 #
 # Images whose group descriptors or journal the kernel's mount-time checks
 # judge (ext4_check_descriptors, ext4_setup_system_zone with its journal
@@ -28,7 +28,7 @@
 # It writes OUTDIR/NAME.img.gz and OUTDIR/mount-verdicts (the kernel's
 # verdicts, scripts/record-verdict.sh); with RECORD=1 the images the kernel
 # mounts are recorded too (record.sh: calls and goldens).
-. "$(dirname "$0")/gen-common.sh"
+. "$(dirname "$0")/../lib/gen.sh"
 gen_start mkmount root "$@"
 mkdir "$work/mnt"
 uuidn=40
@@ -85,11 +85,11 @@ names="mount-itable-overlap mount-itable-moved mount-bbitmap-in-itable
        mount-journal-overlap mount-journal-unused"
 {
 	echo "# SPDX-License-Identifier: GPL-2.0-or-later"
-	echo "# The kernel's verdict on mounting each image of scripts/mkmount.sh"
+	echo "# The kernel's verdict on mounting each image of scripts/gen/mkmount.sh"
 	echo "# (scripts/record-verdict.sh): NAME TAB mounted TAB options, or"
 	echo "# NAME TAB refused TAB errno TAB the kernel's lines."
 	for name in $names; do
-		"$here/record-verdict.sh" "$out/$name.img.gz"
+		"$here/../record-verdict.sh" "$out/$name.img.gz"
 	done
 } > "$out/mount-verdicts"
 cat "$out/mount-verdicts" >&2
@@ -97,7 +97,7 @@ cat "$out/mount-verdicts" >&2
 if [ "${RECORD:-0}" = 1 ]; then
 	for name in $names; do
 		grep -q "^$name	mounted" "$out/mount-verdicts" || continue
-		"$here/record.sh" "$out/$name.img.gz" "$out"
+		"$here/../record.sh" "$out/$name.img.gz" "$out"
 		gzip -9 -n -f "$out/$name.calls" "$out/$name.golden"
 	done
 fi

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/mkreaddir.sh OUTDIR
+# scripts/gen/mkreaddir.sh OUTDIR
 #
 # Images for e2map_readdir's damaged cases: directories written by the
 # kernel, then damaged with debugfs, and their listings recorded by it
@@ -19,7 +19,7 @@
 #                     fails with EUCLEAN where it comes in hash order)
 #
 # Needs root and loop mounts.
-. "$(dirname "$0")/gen-common.sh"
+. "$(dirname "$0")/../lib/gen.sh"
 gen_start mkreaddir root "$@"
 mkdir "$work/mnt"
 dbg() { debugfs -w -R "$1" "$2" >/dev/null 2>&1; }
@@ -60,6 +60,6 @@ dbg "zap_block -f /slash -o 33 -l 1 -p 0x2f 0" "$work/readdir-nocsum-1k.img"
 
 for name in readdir-1k readdir-nocsum-1k; do
 	gzip -9 -n -c "$work/$name.img" > "$out/$name.img.gz"
-	"$here/record-readdir.sh" "$out/$name.img.gz" "$out"
+	"$here/../record-readdir.sh" "$out/$name.img.gz" "$out"
 	echo "wrote $out/$name.img.gz and $out/$name.readdir.gz"
 done

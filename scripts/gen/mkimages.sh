@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/mkimages.sh OUTDIR
+# scripts/gen/mkimages.sh OUTDIR
 #
 # Build e2map's test images with the real kernel: mke2fs an empty sparse
 # image, loop-mount it read-write, make files with real syscalls (xfs_io
@@ -22,7 +22,7 @@
 # every file (size, mapping kind, extent count and tree depth) and of every
 # operation the kernel refused is printed on stdout.
 #
-# Usage: scripts/mkimages.sh OUTDIR [IMAGE...]   (default: all images)
+# Usage: scripts/gen/mkimages.sh OUTDIR [IMAGE...]   (default: all images)
 #
 # Images (every regular-file set also has empty, sparse, truncated, random
 # and maxbytes files; see ext_files, blk_files and tree_files below):
@@ -515,7 +515,7 @@ if want ext4-links; then
 	# as the kernel never writes one), relative with "..", absolute (from
 	# the image's root), chains, loops, 40 and 41 links, dangling ones,
 	# trailing slashes, links met through other links.  The paths find
-	# does not list are in scripts/ext4-links.paths (record.sh reads it).
+	# does not list are in scripts/gen/ext4-links.paths (record.sh reads it).
 	new_image ext4-links 16 ext4 -b 4096 -I 256 -O inline_data
 	printf 'hello\n' >"$MNT/small"; track small     # 6 bytes, inline
 	io big "pwrite -q -S 0x62 0 4096" "pwrite -q -S 0x42 16384 8192"

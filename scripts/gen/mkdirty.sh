@@ -9,13 +9,13 @@
 # still mounted.  The copy's superblock says needs_recovery and its
 # journal holds the committed transactions, not yet checkpointed.
 #
-#   scripts/mkdirty.sh OUTDIR      -> OUTDIR/dirty-*.img.gz
-#   ONLY='dirty-fc-*' scripts/mkdirty.sh OUTDIR   (those images alone)
+#   scripts/gen/mkdirty.sh OUTDIR      -> OUTDIR/dirty-*.img.gz
+#   ONLY='dirty-fc-*' scripts/gen/mkdirty.sh OUTDIR   (those images alone)
 #
 # Then scripts/record-replay.sh on each: NAME.calls.gz, or NAME.refused.
 #
 # Needs root (loop mounts), mke2fs, xfs_io, setfattr, dumpe2fs.
-. "$(dirname "$0")/gen-common.sh"
+. "$(dirname "$0")/../lib/gen.sh"
 gen_start mkdirty root "$@"
 mnt=$work/mnt
 mkdir -p "$mnt"

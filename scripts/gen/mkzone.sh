@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/mkzone.sh OUTDIR
+# scripts/gen/mkzone.sh OUTDIR
 #
 # Images whose files point at the blocks the kernel's system zone
 # (fs/ext4/block_validity.c) might protect, for the kernel-parity tests.
@@ -44,7 +44,7 @@
 # With RECORD=1 each image is then recorded from the kernel (record.sh:
 # every file's calls, the goldens of the first 60 files; gzip -9 -n), as
 # make-testdata.sh does.
-. "$(dirname "$0")/gen-common.sh"
+. "$(dirname "$0")/../lib/gen.sh"
 gen_start mkzone root "$@"
 mkdir "$work/mnt"
 uuidn=16
@@ -229,7 +229,7 @@ if [ "${RECORD:-0}" = 1 ]; then
 		# (the replay runs a process per golden entry).
 		MAXFILES=1000000 MAXEMPTY=1000000 GOLDEN_MAXFILES=60 \
 			GOLDEN_MAXBYTES=1000000000 \
-			"$here/record.sh" "$out/$name.img.gz" "$out"
+			"$here/../record.sh" "$out/$name.img.gz" "$out"
 		gzip -9 -n -f "$out/$name.calls" "$out/$name.golden"
 	done
 fi

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/mkspecial.sh OUTDIR
+# scripts/gen/mkspecial.sh OUTDIR
 #
 # special-1k.img.gz: files that are neither regular files nor directories,
 # made by the kernel (loop mount, mkfifo, mknod, bind(2)), for the answers
@@ -16,7 +16,7 @@
 #   /chr_nodrv   character device 4000:1: open ENXIO
 #   /blk_nodrv   block device 4000:1: open ENXIO
 #   /dir/fifo    a FIFO one level down
-. "$(dirname "$0")/gen-common.sh"
+. "$(dirname "$0")/../lib/gen.sh"
 gen_start mkspecial root "$@"
 img=$work/special-1k.img
 mkdir "$work/mnt"

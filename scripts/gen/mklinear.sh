@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/mklinear.sh OUTDIR
+# scripts/gen/mklinear.sh OUTDIR
 #
 # Images for the dentry index (lib/dcache.c): large directories that only
 # the linear scan searches (no dir_index), written by the kernel, a few
@@ -18,8 +18,8 @@
 #                    blocks 0-1 are found, later and absent ones EUCLEAN)
 #
 # Needs root and loop mounts; PROBE as record.sh.
-. "$(dirname "$0")/gen-common.sh"
-probe=${PROBE:-$here/../tests/probe}
+. "$(dirname "$0")/../lib/gen.sh"
+probe=${PROBE:-$here/../../tests/probe}
 [ -x "$probe" ] || { echo "mklinear: no probe at $probe (make tests/probe)" >&2; exit 2; }
 gen_start mklinear root "$@"
 mkdir "$work/mnt"
@@ -101,7 +101,7 @@ for spec in "linear-1k::dups badcsum" "linear-nocsum-1k:,^metadata_csum:badent";
 	paths "$name" "$dirs" > "$work/$name.paths"
 	EXTRA_PATHS=$work/$name.paths MAXFILES=${MAXFILES:-20} \
 		GOLDEN_MAXFILES=${GOLDEN_MAXFILES:-12} \
-		"$here/record.sh" "$out/$name.img.gz" "$out"
+		"$here/../record.sh" "$out/$name.img.gz" "$out"
 	lookups "$name"
 	echo "wrote $out/$name.img.gz and its recordings"
 done

@@ -15,7 +15,7 @@
 # NAME.xattr.gz).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:-$here/../testdata}
+out=${1:-$here/../../testdata}
 "$here/mkimages.sh" "$out"
 "$here/mkcorrupt.sh" "$out"
 "$here/mkspecial.sh" "$out"
@@ -26,7 +26,7 @@ for img in "$out"/*.img.gz; do
 	name=$(basename "$img" .img.gz)
 	case $name in hash-*|cf-*|zone-*|linear-*|times*|xattr-*) continue ;; esac	# recorded by their scripts, or scan only
 	MAXFILES=1000000 MAXEMPTY=1000000 GOLDEN_MAXFILES=1000000 \
-		GOLDEN_MAXBYTES=1000000000 "$here/record.sh" "$img" "$out"
+		GOLDEN_MAXBYTES=1000000000 "$here/../record.sh" "$img" "$out"
 	gzip -9 -n -f "$out/$name.calls" "$out/$name.golden"
 done
 "$here/mkhash.sh" "$out"
@@ -34,10 +34,10 @@ done
 "$here/mkcasefold.sh" "$out"
 for img in "$out"/*.img.gz; do
 	# Images the kernel refuses to mount (cf-*, mount-*) have none.
-	"$here/record-scan.sh" "$img" "$out" 2>/dev/null ||
+	"$here/../record-scan.sh" "$img" "$out" 2>/dev/null ||
 		echo "record-scan: $(basename "$img"): not mounted, skipped"
-	"$here/record-read.sh" "$img" "$out" 2>/dev/null ||
+	"$here/../record-read.sh" "$img" "$out" 2>/dev/null ||
 		echo "record-read: $(basename "$img"): not mounted, skipped"
-	"$here/record-xattr.sh" "$img" "$out" 2>/dev/null ||
+	"$here/../record-xattr.sh" "$img" "$out" 2>/dev/null ||
 		echo "record-xattr: $(basename "$img"): not mounted, skipped"
 done

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/mkcorrupt.sh OUTDIR
+# scripts/gen/mkcorrupt.sh OUTDIR
 #
 # Damaged images for the kernel-parity tests: the kernel writes a healthy
 # filesystem (loop mount, real pwrite), then single, documented faults are
@@ -23,7 +23,7 @@
 #                      extents (a chain of depth 4 and of depth 5)
 #     /deep6           the same chain at depth 6: deeper than the kernel
 #                      walks (EXT4_MAX_EXTENT_DEPTH)
-. "$(dirname "$0")/gen-common.sh"
+. "$(dirname "$0")/../lib/gen.sh"
 gen_start mkcorrupt root "$@"
 img=$work/corrupt-4k.img
 mkdir "$work/mnt"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/mkcasefold.sh OUTDIR
+# scripts/gen/mkcasefold.sh OUTDIR
 #
 # Images with casefolded directories (the casefold feature, chattr +F) and
 # what a lookup in them must answer, as OUTDIR/NAME.img.gz and
@@ -33,7 +33,7 @@
 # prints where they differ (the kernel's answers are kept).
 #
 # Needs root only for the kernel path (loop mounts); e2fsprogs, python3.
-. "$(dirname "$0")/gen-common.sh"
+. "$(dirname "$0")/../lib/gen.sh"
 gen_start mkcasefold any "$@"
 mkdir "$work/mnt"
 py=$work/cf.py
@@ -241,7 +241,7 @@ build() {
 	{
 		echo "# e2map lookups in $name.img: PATH = INODE or -ERRNO"
 		echo "# from debugfs ls -p and the kernel's casefold rule" \
-			"(scripts/mkcasefold.sh), no kernel with CONFIG_UNICODE here"
+			"(scripts/gen/mkcasefold.sh), no kernel with CONFIG_UNICODE here"
 		python3 "$py" expect "$kind" "$img"
 	} > "$out/$name.lookups"
 	echo "wrote $out/$name.img.gz, $name.lookups.gz ($(grep -vc '^#' "$out/$name.lookups") lookups)"
@@ -269,7 +269,7 @@ kernel() {
 		echo "mkcasefold: $name: the kernel differs from the derived" \
 			"expectations (above); keeping the kernel's" >&2
 	gzip -9 -n -c "$work/$name.kernel" > "$out/$name.lookups.gz"
-	"$here/record.sh" "$out/$name.img.gz" "$out"
+	"$here/../record.sh" "$out/$name.img.gz" "$out"
 	gzip -9 -n -f "$out/$name.calls" "$out/$name.golden"
 }
 
