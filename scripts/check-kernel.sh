@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Live differential run against the kernel: N random images (default 50),
 # each built by mkfs and filled with real operations through a rw mount, then
-# recorded from the kernel (scripts/record.sh: probe --kernel-remount and the
-# xfs_io/filefrag goldens; scripts/record-scan.sh: what scan must report)
+# recorded from the kernel (scripts/record/record.sh: probe --kernel-remount and the
+# xfs_io/filefrag goldens; scripts/record/scan.sh: what scan must report)
 # and replayed through libe2map (probe --image, probe --scan) and the CLI
 # ($E2MAP).  Needs root and loop mounts; skips cleanly without them.
 #
@@ -45,7 +45,7 @@ if [ ! -x "$e2map" ]; then
 	goldens=0
 fi
 
-# The scan recorder is Python (scripts/scan-kernel.py).
+# The scan recorder is Python (scripts/record/scan-kernel.py).
 scans=1
 if ! command -v python3 >/dev/null; then
 	echo "check-kernel: warning: no python3: scan records not compared" >&2
@@ -251,7 +251,7 @@ for ((i = 1; i <= n; i++)); do
 	umount "$d/mnt"
 	if ! SEED=$iseed GOLDENS=$([ $goldens = 1 ] && echo basic || echo none) \
 		MAXFILES=40 MAXEMPTY=2 MAXEXT=8 RANDOM_CALLS=32 GOLDEN_MAXFILES=20 \
-		PROBE=$probe "$here/record.sh" "$img" "$d" 2>"$d/record.log"; then
+		PROBE=$probe "$here/record/record.sh" "$img" "$d" 2>"$d/record.log"; then
 		echo "image $i: FAIL ($fsdesc): recording failed, see $d/record.log"
 		failed=$((failed + 1))
 		continue
@@ -275,7 +275,7 @@ for ((i = 1; i <= n; i++)); do
 	# scan's records: st_blocks holds clusters' slack on bigalloc.
 	nometa=()
 	case $fsdesc in *bigalloc*) nometa=(--no-meta) ;; esac
-	if [ $scans = 1 ] && { ! "$here/record-scan.sh" "$img" "$d" \
+	if [ $scans = 1 ] && { ! "$here/record/scan.sh" "$img" "$d" \
 		2>"$d/record-scan.log" ||
 	   ! "$probe" --scan "$d/img$i.scan" --image "$img" "${nometa[@]}" \
 		> "$d/scan.diff" 2>&1; }; then

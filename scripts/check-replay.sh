@@ -5,7 +5,7 @@
 # filled through a rw mount, then mounted again and changed with each
 # change fsynced (a fast commit, or a full one where the kernel falls back),
 # and the image file copied while still mounted: a dirty image.  The
-# kernel's answers after a read-write mount of a copy (scripts/record-
+# kernel's answers after a read-write mount of a copy (scripts/record/
 # replay.sh) are then replayed through libe2map with "replay" (probe
 # --image --options replay), and so is every block's owner (blockmap
 # --replay against blockmap of the kernel's recovered copy); a recovery
@@ -160,7 +160,7 @@ for ((i = 1; i <= n; i++)); do
 	umount "$d/mnt"
 	mv "$d/dirty$i.copy" "$img"
 	nfc=$(debugfs -R logdump "$img" 2>/dev/null | sed -n '/Fast Commit/,$p' | grep -c '^tag ')
-	if ! PROBE=$probe "$here/record-replay.sh" "$img" "$d" 2>"$d/record.log"; then
+	if ! PROBE=$probe "$here/record/replay.sh" "$img" "$d" 2>"$d/record.log"; then
 		echo "image $i: FAIL ($fsdesc): recording failed, see $d/record.log"
 		failed=$((failed + 1))
 		continue

@@ -582,7 +582,7 @@ static const char *sample(const char *name)
 			     "ext2, -ext4, -multiple; .ci/run installs them)", xz);
 	cr_assert(mkdtemp(sample_dir));
 	snprintf(img, sizeof(img), "%s/%s.img", sample_dir, name);
-	snprintf(cmd, sizeof(cmd), "xz -dc %s > %s && scripts/record-disk.sh "
+	snprintf(cmd, sizeof(cmd), "xz -dc %s > %s && scripts/record/disk.sh "
 		 "%s %s/%s", xz, img, img, sample_dir, name);
 	cr_assert_eq(system(cmd), 0, "%s", cmd);
 	return img;

@@ -22,7 +22,7 @@
 #
 # Expected answers: where the kernel can mount casefolded filesystems
 # (CONFIG_UNICODE: /sys/fs/ext4/features/casefold), from the kernel itself:
-# each path is lstat'ed on a ro,noload mount, and scripts/record.sh records
+# each path is lstat'ed on a ro,noload mount, and scripts/record/record.sh records
 # NAME.calls and NAME.golden too.  Elsewhere (this project's reference
 # kernel lacks CONFIG_UNICODE and refuses to mount them) they are derived
 # without e2map: inode numbers from debugfs `ls -p`, names matched as the
@@ -269,7 +269,7 @@ kernel() {
 		echo "mkcasefold: $name: the kernel differs from the derived" \
 			"expectations (above); keeping the kernel's" >&2
 	gzip -9 -n -c "$work/$name.kernel" > "$out/$name.lookups.gz"
-	"$here/../record.sh" "$out/$name.img.gz" "$out"
+	"$here/../record/record.sh" "$out/$name.img.gz" "$out"
 	gzip -9 -n -f "$out/$name.calls" "$out/$name.golden"
 }
 

@@ -6,7 +6,7 @@
 # filesystem (loop mount, real pwrite), then single, documented faults are
 # put in with debugfs (set_inode_field recomputes inode checksums, so only
 # the intended check fails) or dd.  The kernel's answers on them are then
-# recorded by scripts/record.sh like any other image.
+# recorded by scripts/record/record.sh like any other image.
 #
 #   corrupt-4k.img.gz (ext4, 4 KiB, metadata_csum), one file per fault:
 #     /leaf_magic      middle extent leaf with a zeroed magic: FIEMAP from 0

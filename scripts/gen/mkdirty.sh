@@ -12,7 +12,7 @@
 #   scripts/gen/mkdirty.sh OUTDIR      -> OUTDIR/dirty-*.img.gz
 #   ONLY='dirty-fc-*' scripts/gen/mkdirty.sh OUTDIR   (those images alone)
 #
-# Then scripts/record-replay.sh on each: NAME.calls.gz, or NAME.refused.
+# Then scripts/record/replay.sh on each: NAME.calls.gz, or NAME.refused.
 #
 # Needs root (loop mounts), mke2fs, xfs_io, setfattr, dumpe2fs.
 . "$(dirname "$0")/../lib/gen.sh"

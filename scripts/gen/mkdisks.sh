@@ -60,7 +60,7 @@ mkfs_at() {
 
 # NAME.sfdisk and NAME.blkid: what the table tools see on DISK.
 record() {
-	"$here/../record-disk.sh" "$1"
+	"$here/../record/disk.sh" "$1"
 }
 
 make_mbr() {

@@ -3,7 +3,7 @@
 # scripts/gen/mkhash.sh OUTDIR
 #
 # Images for the directory-hash signedness rule, written by the kernel and
-# recorded by it (scripts/record.sh), then OUTDIR/NAME.calls gets one more
+# recorded by it (scripts/record/record.sh), then OUTDIR/NAME.calls gets one more
 # section: an open of every name in every directory, recorded on one
 # ro,noload mount (lookups do not depend on the extent cache).
 #
@@ -76,7 +76,7 @@ build hash-neither-1k 2 0
 build hash-signed-1k 1 1
 for name in hash-neither-1k hash-signed-1k; do
 	MAXFILES=${MAXFILES:-40} GOLDEN_MAXFILES=${GOLDEN_MAXFILES:-12} \
-		"$here/../record.sh" "$out/$name.img.gz" "$out"
+		"$here/../record/record.sh" "$out/$name.img.gz" "$out"
 	lookups "$name"
 	gzip -9 -n -f "$out/$name.calls" "$out/$name.golden"
 done

@@ -4,7 +4,7 @@
 #
 # Images for the dentry index (lib/dcache.c): large directories that only
 # the linear scan searches (no dir_index), written by the kernel, a few
-# then damaged with debugfs, and recorded by it (scripts/record.sh, a
+# then damaged with debugfs, and recorded by it (scripts/record/record.sh, a
 # fresh mount per open), then OUTDIR/NAME.calls gets one more section: an
 # open of every name of the clean directories on one ro mount.
 #
@@ -101,7 +101,7 @@ for spec in "linear-1k::dups badcsum" "linear-nocsum-1k:,^metadata_csum:badent";
 	paths "$name" "$dirs" > "$work/$name.paths"
 	EXTRA_PATHS=$work/$name.paths MAXFILES=${MAXFILES:-20} \
 		GOLDEN_MAXFILES=${GOLDEN_MAXFILES:-12} \
-		"$here/../record.sh" "$out/$name.img.gz" "$out"
+		"$here/../record/record.sh" "$out/$name.img.gz" "$out"
 	lookups "$name"
 	echo "wrote $out/$name.img.gz and its recordings"
 done

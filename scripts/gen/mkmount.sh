@@ -26,7 +26,7 @@
 #                         iget fails, and with it the system zone)
 #
 # It writes OUTDIR/NAME.img.gz and OUTDIR/mount-verdicts (the kernel's
-# verdicts, scripts/record-verdict.sh); with RECORD=1 the images the kernel
+# verdicts, scripts/record/verdict.sh); with RECORD=1 the images the kernel
 # mounts are recorded too (record.sh: calls and goldens).
 . "$(dirname "$0")/../lib/gen.sh"
 gen_start mkmount root "$@"
@@ -86,10 +86,10 @@ names="mount-itable-overlap mount-itable-moved mount-bbitmap-in-itable
 {
 	echo "# SPDX-License-Identifier: GPL-2.0-or-later"
 	echo "# The kernel's verdict on mounting each image of scripts/gen/mkmount.sh"
-	echo "# (scripts/record-verdict.sh): NAME TAB mounted TAB options, or"
+	echo "# (scripts/record/verdict.sh): NAME TAB mounted TAB options, or"
 	echo "# NAME TAB refused TAB errno TAB the kernel's lines."
 	for name in $names; do
-		"$here/../record-verdict.sh" "$out/$name.img.gz"
+		"$here/../record/verdict.sh" "$out/$name.img.gz"
 	done
 } > "$out/mount-verdicts"
 cat "$out/mount-verdicts" >&2
@@ -97,7 +97,7 @@ cat "$out/mount-verdicts" >&2
 if [ "${RECORD:-0}" = 1 ]; then
 	for name in $names; do
 		grep -q "^$name	mounted" "$out/mount-verdicts" || continue
-		"$here/../record.sh" "$out/$name.img.gz" "$out"
+		"$here/../record/record.sh" "$out/$name.img.gz" "$out"
 		gzip -9 -n -f "$out/$name.calls" "$out/$name.golden"
 	done
 fi

@@ -18,8 +18,8 @@
 #                  directory tree 12 levels deep.
 #
 # Then record the kernel's answers for them (as for every testdata image):
-#   scripts/record.sh OUTDIR/NAME.img.gz OUTDIR
-#   scripts/record-paths.sh OUTDIR/NAME.img.gz OUTDIR
+#   scripts/record/record.sh OUTDIR/NAME.img.gz OUTDIR
+#   scripts/record/paths.sh OUTDIR/NAME.img.gz OUTDIR
 set -eu -o pipefail
 export LC_ALL=C
 export MKE2FS_CONFIG=$(cd "$(dirname "$0")" && pwd)/mke2fs.conf

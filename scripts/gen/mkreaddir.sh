@@ -4,7 +4,7 @@
 #
 # Images for e2map_readdir's damaged cases: directories written by the
 # kernel, then damaged with debugfs, and their listings recorded by it
-# (scripts/record-readdir.sh):
+# (scripts/record/readdir.sh):
 #
 #   readdir-1k        ext4, 1 KiB blocks, metadata_csum: /badleaf (an htree
 #                     whose leaf block 2 fails its checksum: the fills
@@ -60,6 +60,6 @@ dbg "zap_block -f /slash -o 33 -l 1 -p 0x2f 0" "$work/readdir-nocsum-1k.img"
 
 for name in readdir-1k readdir-nocsum-1k; do
 	gzip -9 -n -c "$work/$name.img" > "$out/$name.img.gz"
-	"$here/../record-readdir.sh" "$out/$name.img.gz" "$out"
+	"$here/../record/readdir.sh" "$out/$name.img.gz" "$out"
 	echo "wrote $out/$name.img.gz and $out/$name.readdir.gz"
 done

@@ -7,7 +7,7 @@
 # the VFS gives by file type alone.  Only nodes whose answers do not depend
 # on the host are made: a device whose major number no driver can have
 # (4000, past CHRDEV_MAJOR_MAX and BLKDEV_MAJOR_MAX) fails open(2) with
-# ENXIO anywhere.  Record with scripts/record.sh like any other image.
+# ENXIO anywhere.  Record with scripts/record/record.sh like any other image.
 #
 #   /file        6 bytes, a regular neighbour
 #   /fifo        open works (xfs_io uses O_NONBLOCK; filefrag waits for a

@@ -9,7 +9,7 @@
 #   times128-1k.img.gz 128-byte inodes: whole seconds, no crtime, times
 #                      clamped by the kernel to a signed 32-bit count
 # Each holds /t_DATE files whose atime and mtime are DATE, and a symlink
-# and a directory with such times too.  Record with record-scan.sh.
+# and a directory with such times too.  Record with record/scan.sh.
 . "$(dirname "$0")/../lib/gen.sh"
 gen_start mktimes root "$@"
 mkdir "$work/mnt"

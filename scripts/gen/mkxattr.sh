@@ -16,7 +16,7 @@
 #                      a block with a bad magic, entries running off the
 #                      block, an ACL of a bad version, an ACL cut short,
 #                      an unsorted block (a listed name getxattr misses)
-# Record with record-xattr.sh.
+# Record with record/xattr.sh.
 . "$(dirname "$0")/../lib/gen.sh"
 gen_start mkxattr root "$@"
 mkdir "$work/mnt"

@@ -21,7 +21,7 @@
 #
 # Candidates come from dumpe2fs's layout (what e2fsprogs says is where),
 # not from e2map's rule; the kernel decides which it refuses when
-# scripts/record.sh records it.  Images (all NAME.img.gz in OUTDIR):
+# scripts/record/record.sh records it.  Images (all NAME.img.gz in OUTDIR):
 #
 #   zone-1k-flex    ext4 1 KiB, 80 MiB, 8192 blocks a group (10 groups),
 #                   flex_bg 16: backups in groups 5, 7, 9 (blocks 40961,
@@ -229,7 +229,7 @@ if [ "${RECORD:-0}" = 1 ]; then
 		# (the replay runs a process per golden entry).
 		MAXFILES=1000000 MAXEMPTY=1000000 GOLDEN_MAXFILES=60 \
 			GOLDEN_MAXBYTES=1000000000 \
-			"$here/../record.sh" "$out/$name.img.gz" "$out"
+			"$here/../record/record.sh" "$out/$name.img.gz" "$out"
 		gzip -9 -n -f "$out/$name.calls" "$out/$name.golden"
 	done
 fi

@@ -14,7 +14,7 @@
 #                         NAME" and lgetxattr's "V HEX" or "E ERRNO";
 #                         every record ended by a NUL byte
 #
-#   scripts/record-xattr.sh IMAGE.img[.gz|.bz2] OUTDIR
+#   scripts/record/xattr.sh IMAGE.img[.gz|.bz2] OUTDIR
 #
 # Needs root, loop mounts and python3.
 set -euo pipefail

@@ -12,7 +12,7 @@
 #                           any byte but NUL and /); directories in the order
 #                           `find -print0 | sort -z` gives
 #
-#   scripts/record-readdir.sh IMAGE.img[.gz] OUTDIR
+#   scripts/record/readdir.sh IMAGE.img[.gz] OUTDIR
 #
 # Needs root, loop mounts and python3.
 set -euo pipefail

@@ -4,7 +4,7 @@
 # one image: every path `find` lists on a fresh `mount -o loop,ro,noload`
 # (or `loop,ro` where the filesystem refuses noload), regular files,
 # directories, symlinks (followed, as cat follows them) and special files,
-# opened and read(2) to the end or the first error by scripts/read-probe.py,
+# opened and read(2) to the end or the first error by scripts/record/read-probe.py,
 # in calls of 4096 bytes and of 131072 (GNU cat's size), each size on a
 # fresh mount, and a fresh mount per path on images of at most MAXFRESH
 # (400) paths; past 64 MiB, a file's last MiB only:
@@ -15,7 +15,7 @@
 #                        0: the end of the file was reached; CUT: 64 MiB
 #                        read; see read-probe.py)
 #
-#   scripts/record-read.sh IMAGE.img[.gz|.bz2] OUTDIR
+#   scripts/record/read.sh IMAGE.img[.gz|.bz2] OUTDIR
 #
 # MAXPATHS (default: all) keeps the first paths in `sort -z` order.
 # Needs root, loop mounts and python3.

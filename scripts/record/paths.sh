@@ -13,7 +13,7 @@
 #                           use (what e2map_file_open_ino mirrors), RESULT 0
 #                           or the errno name (an EA inode is ESTALE)
 #
-#   scripts/record-paths.sh IMAGE.img[.gz] OUTDIR
+#   scripts/record/paths.sh IMAGE.img[.gz] OUTDIR
 #
 # Needs root, loop mounts, debugfs (the generation numbers the handles
 # carry) and python3 (ctypes, for open_by_handle_at).

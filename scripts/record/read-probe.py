@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""read(2) every path of a mounted image, for scripts/record-read.sh.
+"""read(2) every path of a mounted image, for scripts/record/read.sh.
 
 usage: read-probe.py IMG MNT MOUNTOPTS SIZES FRESH < paths (NUL-separated)
 

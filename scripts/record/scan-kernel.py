@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Write what the kernel shows of every name under a mounted image, for
-scripts/record-scan.sh: lstat(2) of each name (walked as find walks,
+scripts/record/scan.sh: lstat(2) of each name (walked as find walks,
 never following symlinks), statx's birth time from stat(1) (%W, %w),
 readlink(2) of each symlink, and, for each regular file and directory,
 FS_IOC_FIEMAP twice on one descriptor: the first (cold, the first call

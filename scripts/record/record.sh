@@ -5,7 +5,7 @@
 # (xfs_io / filefrag output, a fresh mount per command).  Everything comes
 # from the kernel and its tools, never from e2map.  Needs root and loop mounts.
 #
-#   scripts/record.sh IMAGE.img[.gz|.bz2] OUTDIR
+#   scripts/record/record.sh IMAGE.img[.gz|.bz2] OUTDIR
 #
 # Env: PROBE (tests/probe), SEED (1), GOLDENS_ONLY=1 (re-record NAME.golden
 #      alone; NAME.calls is left as it is), GOLDENS=all|basic|none (all: the
@@ -30,7 +30,7 @@ fi
 src=$1
 outdir=$2
 here=$(cd "$(dirname "$0")" && pwd)
-probe=${PROBE:-$here/../tests/probe}
+probe=${PROBE:-$here/../../tests/probe}
 seed=${SEED:-1}
 goldens=${GOLDENS:-all}
 gmax=${GOLDEN_MAXFILES:-100}
@@ -89,7 +89,7 @@ mopts="loop,ro${data:+,$data} ($fstype)"
 mount -t "$fstype" -o "loop,ro${data:+,$data}" "$img" "$mnt"
 
 # Throwaway mount: the query set and the golden file list.
-extra=${EXTRA_PATHS:-$here/gen/$name.paths}
+extra=${EXTRA_PATHS:-$here/../gen/$name.paths}
 [ -f "$extra" ] || extra=""
 [ -n "${GOLDENS_ONLY:-}" ] ||
 	EXTRA_PATHS=$extra "$here/queries.sh" "$img" "$mnt" "$seed" > "$tmp/queries"
@@ -105,7 +105,7 @@ umount "$mnt"
 # The calls, a fresh mount per open.
 if [ -z "${GOLDENS_ONLY:-}" ]; then
 {
-	echo "# e2map calls, recorded from the kernel by scripts/record.sh"
+	echo "# e2map calls, recorded from the kernel by scripts/record/record.sh"
 	echo "# kernel: $(uname -r)"
 	echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "# image: $name.img sha256 $sha"

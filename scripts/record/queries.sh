@@ -6,7 +6,7 @@
 # mounts).  Positions only need to be interesting, not right: the kernel
 # answers whatever is asked.
 #
-#   scripts/queries.sh IMAGE MNTDIR [SEED] > queries
+#   scripts/record/queries.sh IMAGE MNTDIR [SEED] > queries
 #
 # Env: MAXFILES (300) files at most, chosen evenly; MAXEMPTY (all) empty
 # regular files at most (they all answer alike); MAXEXT (16) extents per

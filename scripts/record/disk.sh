@@ -3,7 +3,7 @@
 # What the table tools see on a whole-disk image, for tests/test_disks.c to
 # hold `e2map partitions` to: DISK's sfdisk -d into OUT.sfdisk, and blkid -p
 # of each partition (TYPE, LABEL, UUID under PARTITION=N) into OUT.blkid.
-#   scripts/record-disk.sh DISK [OUT]      (OUT: DISK less its .img)
+#   scripts/record/disk.sh DISK [OUT]      (OUT: DISK less its .img)
 set -eu -o pipefail
 export LC_ALL=C
 disk=$1

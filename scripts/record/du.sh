@@ -10,7 +10,7 @@
 #                      <TAB>STATUS<TAB>STDERR-BYTES", a newline, stdout,
 #                      stderr
 #
-#   scripts/record-du.sh IMAGE.img[.gz] OUTDIR
+#   scripts/record/du.sh IMAGE.img[.gz] OUTDIR
 #
 # Needs root and loop mounts.
 set -euo pipefail

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/record-verdict.sh IMAGE...
+# scripts/record/verdict.sh IMAGE...
 #
 # The kernel's verdict on mounting each image, one line each on stdout:
 #

@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The kernel's answers after journal recovery, for e2map --replay: a
 # scratch copy of IMAGE mounted read-write (the kernel replays its
-# journal, and processes orphans), unmounted, then scripts/record.sh on
+# journal, and processes orphans), unmounted, then scripts/record/record.sh on
 # that copy (GOLDENS=none: the goldens run the CLI without --replay).
 # OUTDIR/NAME.calls.gz then names the dirty image and carries
 # "# e2map-options: replay", which tests/test_replay.c gives e2map_open.
 # Where the kernel refuses the read-write mount, OUTDIR/NAME.refused
 # holds its errno name (tests/test_journal.c expects e2map to fail so).
 #
-#   scripts/record-replay.sh IMAGE.img[.gz|.bz2] OUTDIR
+#   scripts/record/replay.sh IMAGE.img[.gz|.bz2] OUTDIR
 set -euo pipefail
 export LC_ALL=C
 [ $# -eq 2 ] || { echo "usage: $0 IMAGE.img[.gz|.bz2] OUTDIR" >&2; exit 2; }
@@ -58,7 +58,7 @@ umount "$tmp/mnt"
 GOLDENS=none "$here/record.sh" "$tmp/$name.img" "$tmp/out"
 {
 	echo "# e2map-options: replay"
-	echo "# dirty image: $name.img sha256 $sha; the kernel's answers after a read-write mount of a copy (journal recovery) by scripts/record-replay.sh"
+	echo "# dirty image: $name.img sha256 $sha; the kernel's answers after a read-write mount of a copy (journal recovery) by scripts/record/replay.sh"
 	cat "$tmp/out/$name.calls"
 } | gzip -9n > "$outdir/$name.calls.gz"
 echo "record-replay: $outdir/$name.calls.gz" >&2

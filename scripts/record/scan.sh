@@ -6,11 +6,11 @@
 # lstat, statx birth time (stat %W/%w), symlink target and, for each
 # regular file and directory, the bytes of its kernel FIEMAP (cold) and
 # the count of a warm one, and, from debugfs on the same image, the
-# extents on disk (scripts/scan-kernel.py says the format):
+# extents on disk (scripts/record/scan-kernel.py says the format):
 #
 #   OUTDIR/NAME.scan.gz
 #
-#   scripts/record-scan.sh IMAGE.img[.gz|.bz2] OUTDIR
+#   scripts/record/scan.sh IMAGE.img[.gz|.bz2] OUTDIR
 #
 # Needs root and loop mounts.
 set -euo pipefail
