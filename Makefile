@@ -166,15 +166,15 @@ check-install: all
 	$(MAKE) install DESTDIR=$(INSTALL_ROOT)
 	DESTDIR=$(INSTALL_ROOT) PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) \
 	INCLUDEDIR=$(INCLUDEDIR) PKGCONFIGDIR=$(PKGCONFIGDIR) BINDIR=$(BINDIR) \
-	CC='$(CC)' CXX='$(CXX)' scripts/check-install.sh '$(SAN)'
+	CC='$(CC)' CXX='$(CXX)' scripts/check/install.sh '$(SAN)'
 	rm -rf $(INSTALL_ROOT)
 
 check-kernel: all $(PROBE)
-	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) scripts/check-kernel.sh $(CHECK_KERNEL_IMAGES)
+	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) scripts/check/kernel.sh $(CHECK_KERNEL_IMAGES)
 
 # --replay against the kernel's journal recovery on random dirty images.
 check-replay: all $(PROBE)
-	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) scripts/check-replay.sh $(CHECK_REPLAY_IMAGES)
+	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) scripts/check/replay.sh $(CHECK_REPLAY_IMAGES)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
@@ -254,7 +254,7 @@ fuzz-fc-smoke: $(FUZZ_FC)
 # cannot start under it, so the CLI runs check -j4 over the images).
 tsan-smoke:
 	$(MAKE) SANITIZE=thread BUILD=build/tsan all
-	scripts/tsan-smoke.sh build/tsan/cmd/e2map
+	scripts/check/tsan-smoke.sh build/tsan/cmd/e2map
 
 # Root; BENCH_CACHE, BENCH_SIZE=large, BENCH_RUNS...: see scripts/bench.sh.
 bench: all

@@ -652,14 +652,14 @@ Test(disks, every_file_answers_as_the_kernel_on_a_loop_mount,
 	char cmd[4096 * 2 + 64];
 	int rc;
 
-	snprintf(cmd, sizeof(cmd), "scripts/check-samples.sh %s %s >&2",
+	snprintf(cmd, sizeof(cmd), "scripts/check/samples.sh %s %s >&2",
 		 disk("mbr.img"), disk("gpt.img"));
 	rc = system(cmd);
 	if (WIFEXITED(rc) && WEXITSTATUS(rc) == 77)
-		cr_skip_test("scripts/check-samples.sh: cannot mount here (not "
+		cr_skip_test("scripts/check/samples.sh: cannot mount here (not "
 			     "root, or loop mounts refused)");
 	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0,
-		  "scripts/check-samples.sh found differences (its output "
+		  "scripts/check/samples.sh found differences (its output "
 		  "above)");
 }
 
@@ -671,11 +671,11 @@ Test(samples, every_file_answers_as_the_kernel_on_a_loop_mount,
 
 	if (access(SAMPLES "/fs.ext2.xz", R_OK) < 0)
 		cr_skip_test("the forensics samples are not installed");
-	rc = system("scripts/check-samples.sh " SAMPLES "/fs.*.xz >&2");
+	rc = system("scripts/check/samples.sh " SAMPLES "/fs.*.xz >&2");
 	if (WIFEXITED(rc) && WEXITSTATUS(rc) == 77)
-		cr_skip_test("scripts/check-samples.sh: cannot mount here (not "
+		cr_skip_test("scripts/check/samples.sh: cannot mount here (not "
 			     "root, or loop mounts refused)");
 	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0,
-		  "scripts/check-samples.sh found differences (its output "
+		  "scripts/check/samples.sh found differences (its output "
 		  "above)");
 }

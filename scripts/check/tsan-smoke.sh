@@ -4,7 +4,7 @@
 # ThreadSanitizer, over every testdata image and the shipped corpus: any
 # report fails the run.
 #
-#   scripts/tsan-smoke.sh build/tsan/cmd/e2map
+#   scripts/check/tsan-smoke.sh build/tsan/cmd/e2map
 set -uo pipefail
 [ $# = 1 ] || { echo "usage: $0 TSAN-BUILT-E2MAP" >&2; exit 2; }
 e2map=$1
@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66"
 n=0
 bad=0
-for src in "$here"/../testdata/*.img.gz "$here"/../testdata/corpus/e2fsprogs/*.img.gz; do
+for src in "$here"/../../testdata/*.img.gz "$here"/../../testdata/corpus/e2fsprogs/*.img.gz; do
 	gzip -dc "$src" >"$tmp/img" 2>/dev/null || continue
 	for c in "check -j4" "scan -j4 -q --format jsonl"; do
 		"$e2map" $c "$tmp/img" >/dev/null 2>"$tmp/err"

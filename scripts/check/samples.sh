@@ -7,13 +7,13 @@
 # e2map's through --partition N, byte for byte (the mount point cut from the
 # kernel tools' paths).  A partition the kernel refuses to mount must be one
 # e2map refuses too.  Exit 0, 1 on a difference, 77 when it cannot mount.
-#   scripts/check-samples.sh [DISK.img|SAMPLE.xz...]
+#   scripts/check/samples.sh [DISK.img|SAMPLE.xz...]
 #                         (default: /usr/share/forensics-samples/fs.*.xz)
 set -u -o pipefail
 export LC_ALL=C
 [ $# -gt 0 ] || set -- /usr/share/forensics-samples/fs.*.xz
 here=$(cd "$(dirname "$0")" && pwd)
-e2map=${E2MAP:-$here/../cmd/e2map}
+e2map=${E2MAP:-$here/../../cmd/e2map}
 [ "$(id -u)" = 0 ] || { echo "check-samples: skipped: not root"; exit 77; }
 work=$(mktemp -d /tmp/e2map-check-samples.XXXXXX)
 mnt=$work/mnt

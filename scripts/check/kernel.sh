@@ -7,7 +7,7 @@
 # and replayed through libe2map (probe --image, probe --scan) and the CLI
 # ($E2MAP).  Needs root and loop mounts; skips cleanly without them.
 #
-#   scripts/check-kernel.sh [N]
+#   scripts/check/kernel.sh [N]
 #
 # Env: PROBE (tests/probe), E2MAP (cmd/e2map), SEED (random; printed, reuse
 # it to repeat a run), KEEP=1 keeps passing images too.  Failing images and
@@ -17,8 +17,8 @@ export LC_ALL=C
 
 n=${1:-50}
 here=$(cd "$(dirname "$0")" && pwd)
-probe=${PROBE:-$here/../tests/probe}
-e2map=${E2MAP:-$here/../cmd/e2map}
+probe=${PROBE:-$here/../../tests/probe}
+e2map=${E2MAP:-$here/../../cmd/e2map}
 # A directory of its own: two runs at once must not share images.
 work=$(mktemp -d /tmp/e2map-check-kernel.XXXXXX)
 seed=${SEED:-$(( $(date +%s) % 100000 ))}
@@ -251,7 +251,7 @@ for ((i = 1; i <= n; i++)); do
 	umount "$d/mnt"
 	if ! SEED=$iseed GOLDENS=$([ $goldens = 1 ] && echo basic || echo none) \
 		MAXFILES=40 MAXEMPTY=2 MAXEXT=8 RANDOM_CALLS=32 GOLDEN_MAXFILES=20 \
-		PROBE=$probe "$here/record/record.sh" "$img" "$d" 2>"$d/record.log"; then
+		PROBE=$probe "$here/../record/record.sh" "$img" "$d" 2>"$d/record.log"; then
 		echo "image $i: FAIL ($fsdesc): recording failed, see $d/record.log"
 		failed=$((failed + 1))
 		continue
@@ -275,7 +275,7 @@ for ((i = 1; i <= n; i++)); do
 	# scan's records: st_blocks holds clusters' slack on bigalloc.
 	nometa=()
 	case $fsdesc in *bigalloc*) nometa=(--no-meta) ;; esac
-	if [ $scans = 1 ] && { ! "$here/record/scan.sh" "$img" "$d" \
+	if [ $scans = 1 ] && { ! "$here/../record/scan.sh" "$img" "$d" \
 		2>"$d/record-scan.log" ||
 	   ! "$probe" --scan "$d/img$i.scan" --image "$img" "${nometa[@]}" \
 		> "$d/scan.diff" 2>&1; }; then

@@ -12,7 +12,7 @@
 # the kernel refuses must fail in e2map_open with the same errno.  Needs root and loop mounts; skips
 # cleanly without them.
 #
-#   scripts/check-replay.sh [N]
+#   scripts/check/replay.sh [N]
 #
 # What e2map refuses to replay (EOPNOTSUPP: an inline directory that must
 # grow, a casefolded htree; see the README) is counted apart, with its
@@ -26,8 +26,8 @@ export LC_ALL=C
 
 n=${1:-20}
 here=$(cd "$(dirname "$0")" && pwd)
-probe=${PROBE:-$here/../tests/probe}
-e2map=${E2MAP:-$here/../cmd/e2map}
+probe=${PROBE:-$here/../../tests/probe}
+e2map=${E2MAP:-$here/../../cmd/e2map}
 seed=${SEED:-$(( $(date +%s) % 100000 ))}
 
 if [ "$(id -u)" != 0 ]; then
@@ -160,7 +160,7 @@ for ((i = 1; i <= n; i++)); do
 	umount "$d/mnt"
 	mv "$d/dirty$i.copy" "$img"
 	nfc=$(debugfs -R logdump "$img" 2>/dev/null | sed -n '/Fast Commit/,$p' | grep -c '^tag ')
-	if ! PROBE=$probe "$here/record/replay.sh" "$img" "$d" 2>"$d/record.log"; then
+	if ! PROBE=$probe "$here/../record/replay.sh" "$img" "$d" 2>"$d/record.log"; then
 		echo "image $i: FAIL ($fsdesc): recording failed, see $d/record.log"
 		failed=$((failed + 1))
 		continue

@@ -9,11 +9,11 @@
 #   - each one answers as the installed e2map does on the sample image.
 #
 #   DESTDIR=ROOT PREFIX=... LIBDIR=... INCLUDEDIR=... PKGCONFIGDIR=... \
-#   BINDIR=... scripts/check-install.sh [EXTRA_CFLAGS]
+#   BINDIR=... scripts/check/install.sh [EXTRA_CFLAGS]
 # EXTRA_CFLAGS (the sanitizer flags of the build) go on every compile; with
 # them the static link is skipped (the sanitizers do not link statically).
 set -eu
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 extra=${1:-}
 CC=${CC:-cc}
 CXX=${CXX:-c++}

@@ -8,7 +8,7 @@ Each line: path, type and mode, uid:gid, size (files and symlinks), mtime and
 atime in ns, the symlink target or rdev, sha256 of the bytes, the data regions
 (SEEK_DATA/SEEK_HOLE; with --round BS rounded out to BS and merged, as they
 come out on a copy made on a filesystem of that block size), the xattrs, and
-the hard-link group (the first path of the inode).  scripts/check-kernel.sh
+the hard-link group (the first path of the inode).  scripts/check/kernel.sh
 lists the fresh read-only mount with --round and each copy as it is, then
 diffs.  --xattr-probe DIR lists only the xattrs DIR's filesystem takes (a
 copy there can hold no others).  --cat E2MAP IMAGE also runs `e2map cat` on
