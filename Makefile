@@ -256,12 +256,12 @@ tsan-smoke:
 	$(MAKE) SANITIZE=thread BUILD=build/tsan all
 	scripts/check/tsan-smoke.sh build/tsan/cmd/e2map
 
-# Root; BENCH_CACHE, BENCH_SIZE=large, BENCH_RUNS...: see scripts/bench.sh.
+# Root; BENCH_CACHE, BENCH_SIZE=large, BENCH_RUNS...: see scripts/bench/bench.sh.
 bench: all
 	@scripts/deps.sh bench
-	E2MAP=$(abspath $(E2MAP)) scripts/bench.sh
-	E2MAP=$(abspath $(E2MAP)) scripts/bench-extract.sh
-	E2MAP=$(abspath $(E2MAP)) scripts/bench-fuse.sh
-	E2MAP=$(abspath $(E2MAP)) scripts/bench-owner.sh
+	E2MAP=$(abspath $(E2MAP)) scripts/bench/bench.sh
+	E2MAP=$(abspath $(E2MAP)) scripts/bench/extract.sh
+	E2MAP=$(abspath $(E2MAP)) scripts/bench/fuse.sh
+	E2MAP=$(abspath $(E2MAP)) scripts/bench/owner.sh
 
 FORCE:

@@ -12,7 +12,7 @@ Rounds: round r runs every command that still has warm-up or timed runs
 left, in the group's order rotated by r, so each command's runs are spread
 over the whole measurement and none always follows the same other.  Each
 run goes through the bench-run helper ($BENCH_RUN: a small C program,
-scripts/bench-run.c): wall time around its fork + exec + wait4, peak memory
+scripts/bench/bench-run.c): wall time around its fork + exec + wait4, peak memory
 wait4's ru_maxrss (the figure /usr/bin/time -v prints as "Maximum resident
 set size": the largest of the process and the descendants it waited for).
 stdout goes to /dev/null, stderr to ID.err beside JSONOUT.  A run that

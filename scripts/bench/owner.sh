@@ -16,12 +16,12 @@
 #     --replay against copying the image and running e2fsck -fy on it.
 # Prints seconds (best of RUNS) and ratios.  Needs debugfs, sleuthkit,
 # ewf-tools; root is not needed.
-#   scripts/bench-owner.sh [SIZE [FILES [RUNS [LOOKUPS]]]]
+#   scripts/bench/owner.sh [SIZE [FILES [RUNS [LOOKUPS]]]]
 set -euo pipefail
 export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/bench-common.sh"
-e2map=${E2MAP:-$here/../cmd/e2map}
+. "$here/../lib/bench.sh"
+e2map=${E2MAP:-$here/../../cmd/e2map}
 size=${1:-1G} files=${2:-4} runs=${3:-3} lookups=${4:-100000}
 for t in debugfs ifind ewfacquire e2fsck bc; do
 	command -v $t >/dev/null || { echo "bench-owner: no $t" >&2; exit 2; }
@@ -110,7 +110,7 @@ printf '%-46s %10.3f %9.2fx\n' "e2map owner through the E01" "$t_owner_e01" \
 
 printf '\n%-30s %12s %18s %9s\n' "dirty journal" "check --replay" \
 	"cp + e2fsck -fy" "ratio"
-for d in "$here"/../testdata/dirty-*.img.gz; do
+for d in "$here"/../../testdata/dirty-*.img.gz; do
 	n=$(basename "$d" .img.gz)
 	# The kernel refuses its recovery: nothing to time.
 	[ ! -e "${d%.img.gz}.refused" ] || continue

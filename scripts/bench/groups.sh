@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/bench-groups.sh, sourced by bench.sh: the timed groups.  Within
+# scripts/bench/groups.sh, sourced by bench.sh: the timed groups.  Within
 # a group the commands alternate (bench-time.py), and each row of the
 # report is an e2map command against a competitor of the same group.
 ###########################################################################

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Sourced by the bench-*.sh scripts.
+# Sourced by scripts/bench/extract.sh, fuse.sh and owner.sh.
 #
 # best CMD...: the best of $runs wall seconds of CMD, its output dropped;
 # before_each, where the script defines it, runs untimed before each run.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/bench-images.sh, sourced by bench.sh: the images' recipe and
+# scripts/bench/images.sh, sourced by bench.sh: the images' recipe and
 # their cache ($CACHE/NAME.img with its .files, .inos, .ndirs lists and the
 # recipe key that built them).  Changing anything between "Image recipe"
 # and "end of recipe" (or bench-tree.py, or mke2fs.conf) changes the keys:
@@ -172,7 +172,7 @@ build_tiny() {	# IMG NAME
 
 RECIPE=$( { declare -f uuid_of gen_holes gen_unwritten gen_punched gen_sparse gen_query gen_names \
 	xio new_fs kernel_files gen_tree build_big build_huge build_tiny; echo "$AWK_RND";
-	cat "$here/gen/mke2fs.conf"; } | md5sum | cut -c1-12)
+	cat "$here/../gen/mke2fs.conf"; } | md5sum | cut -c1-12)
 TREE_KEY=$(md5sum <"$here/bench-tree.py" | cut -c1-12)
 
 # build NAME HOW ARGS...: $CACHE/NAME.img and its lists, unless cached.
@@ -190,7 +190,7 @@ build() {
 	log "bench: building $img ..."
 	t0=$(date +%s)
 	rm -f "$CACHE/$name.key"
-	export MKE2FS_CONFIG=$here/gen/mke2fs.conf E2FSPROGS_FAKE_TIME=1700000000
+	export MKE2FS_CONFIG=$here/../gen/mke2fs.conf E2FSPROGS_FAKE_TIME=1700000000
 	"build_$how" "$img.tmp" "bench-$name" "$@"
 	(cd "$MNT" && find . -xdev -type f | sed 's/^\.//' | sort) >"$CACHE/$name.files"
 	(cd "$MNT" && find . -xdev -printf '%i\n' | sort -un) >"$CACHE/$name.inos"

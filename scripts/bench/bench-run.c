@@ -3,7 +3,7 @@
  * bench-run ERRFILE PROG [ARG...]: run PROG once, stdin and stdout on
  * /dev/null, stderr into ERRFILE; print "NANOSECONDS MAXRSS_KIB STATUS".
  *
- * scripts/bench-time.py runs every timed command through this: its wall
+ * scripts/bench/bench-time.py runs every timed command through this: its wall
  * time is taken here, around fork + exec + wait4, so the driver's own
  * start-up is outside it; and the peak RSS is wait4's ru_maxrss, which on
  * Linux is never below the RSS of the process that forked the command (the

@@ -1,21 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/bench.sh: e2map at scale against the tools a user would otherwise
+# scripts/bench/bench.sh: e2map at scale against the tools a user would otherwise
 # run, in one run, alternating, reported as ratios (competitor time / e2map
 # time; above 1x e2map is faster).  Not a test: nothing here is timed by CI.
 #
 #   sudo make bench                  (builds e2map, installs the tools)
-#   sudo E2MAP=path/to/e2map scripts/bench.sh
+#   sudo E2MAP=path/to/e2map scripts/bench/bench.sh
 #
 # Needs root (loop mounts), e2fsprogs, xfsprogs (xfs_io), util-linux,
 # python3; The Sleuth Kit's tsk_loaddb when installed (Debian: sleuthkit;
 # scripts/deps.sh bench installs all of them), else its rows are left out.
 #
 # Images, built once with mke2fs and the kernel, kept in $BENCH_CACHE and
-# reused while their recipe (bench-images.sh's recipe part, bench-tree.py,
+# reused while their recipe (images.sh's recipe part, bench-tree.py,
 # mke2fs.conf) is unchanged:
 #   big4k.img  16 GiB sparse ext4, 4 KiB blocks: 200,000 files made by
-#              mke2fs -d from a generated tree (scripts/bench-tree.py:
+#              mke2fs -d from a generated tree (scripts/bench/bench-tree.py:
 #              mixed sizes, plain directories of 1,000..8,000 names, chains
 #              of 16..48 nested directories, symlinks, hard links), then,
 #              written through the kernel on a loop mount: /frag/holes-1g
@@ -95,7 +95,7 @@ die() { echo "bench: $*" >&2; exit 1; }
 log() { printf '%s\n' "$*" >&2; }
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
+root=$(cd "$here/../.." && pwd)
 [ "$(id -u)" = 0 ] || die "must run as root (loop mounts)"
 for t in mke2fs e2fsck debugfs filefrag xfs_io mount umount mountpoint awk md5sum taskset python3 xargs; do
 	command -v "$t" >/dev/null 2>&1 || die "missing tool: $t (scripts/deps.sh bench)"
@@ -142,7 +142,7 @@ trap 'exit 130' INT TERM
 HAVE_TSK=0
 command -v tsk_loaddb >/dev/null 2>&1 && HAVE_TSK=1
 
-source "$here/bench-images.sh"
+source "$here/images.sh"
 
 BUILT=()
 T_BUILD=$(date +%s)
@@ -158,8 +158,8 @@ fi
 [ "${BENCH_KEEP_TREE:-0}" = 1 ] || rm -rf "$CACHE"/tree-*
 T_BUILD=$(($(date +%s) - T_BUILD))
 
-source "$here/bench-sanity.sh"
-source "$here/bench-groups.sh"
+source "$here/sanity.sh"
+source "$here/groups.sh"
 
 ###########################################################################
 # Report.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/bench-sanity.sh, sourced by bench.sh: before anything is timed,
+# scripts/bench/sanity.sh, sourced by bench.sh: before anything is timed,
 # e2map's outputs against the kernel's, each kernel listing on a fresh
 # mount; FAIL=1 on any difference, each comparison a line of SANITY.
 ###########################################################################

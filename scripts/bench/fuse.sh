@@ -15,12 +15,12 @@
 #     debugfs dump and The Sleuth Kit's icat.
 # Prints seconds (best of RUNS) and each mount's ratio to the kernel's.
 # Needs root, loop mounts, /dev/fuse, fuse2fs and sleuthkit.
-#   scripts/bench-fuse.sh [SIZE [FILES [RUNS]]]
+#   scripts/bench/fuse.sh [SIZE [FILES [RUNS]]]
 set -euo pipefail
 export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/bench-common.sh"
-e2map=${E2MAP:-$here/../cmd/e2map}
+. "$here/../lib/bench.sh"
+e2map=${E2MAP:-$here/../../cmd/e2map}
 size=${1:-2G} files=${2:-4} runs=${3:-3}
 [ "$(id -u)" = 0 ] || { echo "bench-fuse: needs root" >&2; exit 2; }
 for t in fuse2fs icat xfs_io; do

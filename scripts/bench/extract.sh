@@ -10,12 +10,12 @@
 #   tar --sparse          GNU tar from the mount, to a pipe
 # Prints seconds (best of RUNS) and ratios to e2map, and the bytes each
 # copy allocates.  Needs root and loop mounts.
-#   scripts/bench-extract.sh [SIZE [FILES [RUNS]]]
+#   scripts/bench/extract.sh [SIZE [FILES [RUNS]]]
 set -euo pipefail
 export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/bench-common.sh"
-e2map=${E2MAP:-$here/../cmd/e2map}
+. "$here/../lib/bench.sh"
+e2map=${E2MAP:-$here/../../cmd/e2map}
 size=${1:-2G} files=${2:-4} runs=${3:-3}
 [ "$(id -u)" = 0 ] || { echo "bench-extract: needs root" >&2; exit 2; }
 work=$(mktemp -d /tmp/bench-extract.XXXXXX)
