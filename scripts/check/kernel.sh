@@ -19,24 +19,12 @@ n=${1:-50}
 here=$(cd "$(dirname "$0")" && pwd)
 probe=${PROBE:-$here/../../tests/probe}
 e2map=${E2MAP:-$here/../../cmd/e2map}
+. "$here/../lib/check.sh"
 # A directory of its own: two runs at once must not share images.
 work=$(mktemp -d /tmp/e2map-check-kernel.XXXXXX)
 seed=${SEED:-$(( $(date +%s) % 100000 ))}
 
-if [ "$(id -u)" != 0 ]; then
-	echo "check-kernel: skipped: cannot mount (not root)"
-	exit 0
-fi
-probe_dir=$(mktemp -d /tmp/oracle-ck.XXXXXX)
-truncate -s 4M "$probe_dir/t.img"
-if ! mkfs.ext4 -q -F "$probe_dir/t.img" >/dev/null 2>&1 ||
-   ! mkdir -p "$probe_dir/m" || ! mount -o loop,ro "$probe_dir/t.img" "$probe_dir/m" 2>/dev/null; then
-	rm -rf "$probe_dir"
-	echo "check-kernel: skipped: cannot mount (loop mounts not permitted)"
-	exit 0
-fi
-umount "$probe_dir/m"
-rm -rf "$probe_dir"
+skip_unless_mount check-kernel loop,ro
 
 [ -x "$probe" ] || { echo "check-kernel: no probe at $probe (make tests/probe)" >&2; exit 2; }
 goldens=1

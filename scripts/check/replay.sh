@@ -28,23 +28,11 @@ n=${1:-20}
 here=$(cd "$(dirname "$0")" && pwd)
 probe=${PROBE:-$here/../../tests/probe}
 e2map=${E2MAP:-$here/../../cmd/e2map}
+. "$here/../lib/check.sh"
 seed=${SEED:-$(( $(date +%s) % 100000 ))}
 
-if [ "$(id -u)" != 0 ]; then
-	echo "check-replay: skipped: cannot mount (not root)"
-	exit 0
-fi
+skip_unless_mount check-replay loop
 work=$(mktemp -d /tmp/e2map-check-replay.XXXXXX)
-truncate -s 4M "$work/t.img"
-mkdir -p "$work/m"
-if ! mkfs.ext4 -q -F "$work/t.img" >/dev/null 2>&1 ||
-   ! mount -o loop "$work/t.img" "$work/m" 2>/dev/null; then
-	rm -rf "$work"
-	echo "check-replay: skipped: cannot mount (loop mounts not permitted)"
-	exit 0
-fi
-umount "$work/m"
-rm -rf "$work/t.img" "$work/m"
 [ -x "$probe" ] || { echo "check-replay: no probe at $probe (make tests/probe)" >&2; exit 2; }
 
 echo "check-replay: $n images, SEED=$seed, work in $work"
