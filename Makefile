@@ -183,9 +183,9 @@ run: deps all
 # Whole disks and containers for tests/test_disks.c, made at test time
 # (a few seconds; a tool missing leaves files out, and their tests skip).
 DISKS := $(abspath $(BUILD)/tests/disks)
-$(DISKS)/.done: scripts/mkdisks.sh scripts/gen-common.sh
+$(DISKS)/.done: scripts/gen/mkdisks.sh scripts/lib/gen.sh
 	rm -rf $(DISKS) && mkdir -p $(DISKS)
-	scripts/mkdisks.sh $(DISKS) >/dev/null || \
+	scripts/gen/mkdisks.sh $(DISKS) >/dev/null || \
 		echo "mkdisks.sh failed: tests/test_disks.c skips what is missing"
 	@touch $@
 
@@ -211,15 +211,15 @@ check-install: all
 	$(MAKE) install DESTDIR=$(INSTALL_ROOT)
 	DESTDIR=$(INSTALL_ROOT) PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) \
 	INCLUDEDIR=$(INCLUDEDIR) PKGCONFIGDIR=$(PKGCONFIGDIR) BINDIR=$(BINDIR) \
-	CC='$(CC)' CXX='$(CXX)' scripts/check-install.sh '$(SAN)'
+	CC='$(CC)' CXX='$(CXX)' scripts/check/install.sh '$(SAN)'
 	rm -rf $(INSTALL_ROOT)
 
 check-kernel: all $(PROBE)
-	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) scripts/check-kernel.sh $(CHECK_KERNEL_IMAGES)
+	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) scripts/check/kernel.sh $(CHECK_KERNEL_IMAGES)
 
 # --replay against the kernel's journal recovery on random dirty images.
 check-replay: all $(PROBE)
-	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) scripts/check-replay.sh $(CHECK_REPLAY_IMAGES)
+	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) scripts/check/replay.sh $(CHECK_REPLAY_IMAGES)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
@@ -260,7 +260,7 @@ $(FUZZ): tests/fuzz/fuzz_check.c $(LIB_SRCS) $(LIB_HDRS)
 FUZZ_SEEDS := $(BUILD)/tests/fuzz/seeds
 fuzz-seeds:
 	@mkdir -p $(FUZZ_SEEDS)
-	scripts/fuzz-seeds.sh $(FUZZ_SEEDS)
+	scripts/fuzz/seeds.sh $(FUZZ_SEEDS)
 
 fuzz-smoke: $(FUZZ) fuzz-seeds
 	@mkdir -p testdata/fuzz
@@ -276,7 +276,7 @@ $(FUZZ_DISK): tests/fuzz/fuzz_disk.c $(LIB_SRCS) $(LIB_HDRS)
 		$(LIB_SRCS) $(LIB_LIBS)
 
 fuzz-disk-smoke: $(FUZZ_DISK)
-	scripts/fuzz-disk-seeds.sh $(FUZZ_DISK_SEEDS)
+	scripts/fuzz/disk-seeds.sh $(FUZZ_DISK_SEEDS)
 	@mkdir -p testdata/fuzz-disk
 	$(FUZZ_DISK) -max_total_time=$${FUZZ_SECONDS:-60} -timeout=10 \
 		-rss_limit_mb=2048 -max_len=2097152 $(FUZZ_DISK_SEEDS) \
@@ -293,7 +293,7 @@ $(FUZZ_FC): tests/fuzz/fuzz_fc.c $(LIB_SRCS) $(LIB_HDRS)
 		-o $@ tests/fuzz/fuzz_fc.c $(LIB_SRCS) $(LIB_LIBS)
 
 fuzz-fc-smoke: $(FUZZ_FC)
-	scripts/fuzz-fc-seeds.sh $(FUZZ_FC_BASE) $(FUZZ_FC_SEEDS)
+	scripts/fuzz/fc-seeds.sh $(FUZZ_FC_BASE) $(FUZZ_FC_SEEDS)
 	@mkdir -p testdata/fuzz-fc
 	$(FUZZ_FC) -max_total_time=$${FUZZ_SECONDS:-60} -timeout=10 \
 		-rss_limit_mb=2048 -max_len=65536 $(FUZZ_FC_SEEDS) testdata/fuzz-fc
@@ -302,14 +302,14 @@ fuzz-fc-smoke: $(FUZZ_FC)
 # cannot start under it, so the CLI runs check -j4 over the images).
 tsan-smoke:
 	$(MAKE) SANITIZE=thread BUILD=build/tsan all
-	scripts/tsan-smoke.sh build/tsan/cmd/e2map
+	scripts/check/tsan-smoke.sh build/tsan/cmd/e2map
 
-# Root; BENCH_CACHE, BENCH_SIZE=large, BENCH_RUNS...: see scripts/bench.sh.
+# Root; BENCH_CACHE, BENCH_SIZE=large, BENCH_RUNS...: see scripts/bench/bench.sh.
 bench: all
 	@scripts/deps.sh bench
-	E2MAP=$(abspath $(E2MAP)) scripts/bench.sh
-	E2MAP=$(abspath $(E2MAP)) scripts/bench-extract.sh
-	E2MAP=$(abspath $(E2MAP)) scripts/bench-fuse.sh
-	E2MAP=$(abspath $(E2MAP)) scripts/bench-owner.sh
+	E2MAP=$(abspath $(E2MAP)) scripts/bench/bench.sh
+	E2MAP=$(abspath $(E2MAP)) scripts/bench/extract.sh
+	E2MAP=$(abspath $(E2MAP)) scripts/bench/fuse.sh
+	E2MAP=$(abspath $(E2MAP)) scripts/bench/owner.sh
 
 FORCE:

@@ -11,7 +11,7 @@ pkgs="$pkgs libjansson-dev libarchive-dev libfuse3-dev"
 if [ "${1:-}" != build ]; then
 # Testing: Criterion, the kernel's tools, C++ for the header's C++ build.
 pkgs="$pkgs g++ e2fsprogs libcriterion-dev xfsprogs gzip attr"
-# The tools scripts/mkdisks.sh makes the test disks with.
+# The tools scripts/gen/mkdisks.sh makes the test disks with.
 pkgs="$pkgs fdisk gdisk ewf-tools qemu-utils xz-utils"
 # The Sleuth Kit's mactime: tests/test_scan.c holds scan's body file's
 # timeline to the mount's.

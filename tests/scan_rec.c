@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Reading NAME.scan (scripts/scan-kernel.py's format): one record a line,
+ * Reading NAME.scan (scripts/record/scan-kernel.py's format): one record a line,
  * tab-separated, paths with \xHH escapes.
  */
 #include "scan_rec.h"

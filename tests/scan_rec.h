@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The kernel's view of an image, as scripts/record-scan.sh records it. */
+/* The kernel's view of an image, as scripts/record/scan.sh records it. */
 #ifndef E2MAP_TESTS_SCAN_REC_H
 #define E2MAP_TESTS_SCAN_REC_H
 

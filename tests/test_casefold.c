@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Lookups in casefolded directories: every testdata/NAME.lookups[.gz] (by
- * scripts/mkcasefold.sh, from the kernel where it has CONFIG_UNICODE, else
+ * scripts/gen/mkcasefold.sh, from the kernel where it has CONFIG_UNICODE, else
  * from debugfs listings and the kernel's casefold rule, never from e2map)
  * is replayed on testdata/NAME.img.gz: each "PATH = INODE" must open that
  * inode, each "PATH = -ERRNO" must fail with that errno, and the image's
@@ -118,7 +118,7 @@ ParameterizedTest(struct lookups *l, casefold, lookups, .timeout = 300,
 	e2map_t *m = NULL;
 	int bad;
 
-	cr_assert(l->name[0], "no %s/*.lookups (scripts/mkcasefold.sh)",
+	cr_assert(l->name[0], "no %s/*.lookups (scripts/gen/mkcasefold.sh)",
 		  fixture_testdata());
 	img = fixture_image(l->name);
 	cr_assert(img, "%s: no image %s.img.gz", l->name, l->name);

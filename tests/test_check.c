@@ -51,7 +51,7 @@ TestSuite(check, .timeout = 60, .fini = cleanup);
 
 /*
  * mkfs.ext4 -O ea_inode, xattr values of 8000 and 20000 bytes set on the
- * mount (scripts/mknames.sh): e2fsck -fn is clean, so check must be too;
+ * mount (scripts/gen/mknames.sh): e2fsck -fn is clean, so check must be too;
  * the EA inodes are walked as their parents' xattr values.
  */
 Test(check, ea_inodes_are_valid_metadata)
@@ -165,7 +165,7 @@ static void compare_failures(const char *name, int want_status)
 	cli_out_free(&r);
 }
 
-/* One fault per file (scripts/mkcorrupt.sh): exit 1, each named. */
+/* One fault per file (scripts/gen/mkcorrupt.sh): exit 1, each named. */
 Test(check, corrupt_image_exits_1_naming_the_kernels_failures)
 {
 	compare_failures("corrupt-4k", 1);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Whole disks and containers (scripts/mkdisks.sh, in $E2MAP_DISKS, made
+ * Whole disks and containers (scripts/gen/mkdisks.sh, in $E2MAP_DISKS, made
  * by `make check`): every answer (check, du, scan, filefrag, fiemap,
  * seek) through a partition of a raw disk, an
  * E01 set, a VMDK, VHD, VHDX or QCOW2 equals the answer on that
@@ -582,7 +582,7 @@ static const char *sample(const char *name)
 			     "ext2, -ext4, -multiple; .ci/run installs them)", xz);
 	cr_assert(mkdtemp(sample_dir));
 	snprintf(img, sizeof(img), "%s/%s.img", sample_dir, name);
-	snprintf(cmd, sizeof(cmd), "xz -dc %s > %s && scripts/record-disk.sh "
+	snprintf(cmd, sizeof(cmd), "xz -dc %s > %s && scripts/record/disk.sh "
 		 "%s %s/%s", xz, img, img, sample_dir, name);
 	cr_assert_eq(system(cmd), 0, "%s", cmd);
 	return img;
@@ -652,14 +652,14 @@ Test(disks, every_file_answers_as_the_kernel_on_a_loop_mount,
 	char cmd[4096 * 2 + 64];
 	int rc;
 
-	snprintf(cmd, sizeof(cmd), "scripts/check-samples.sh %s %s >&2",
+	snprintf(cmd, sizeof(cmd), "scripts/check/samples.sh %s %s >&2",
 		 disk("mbr.img"), disk("gpt.img"));
 	rc = system(cmd);
 	if (WIFEXITED(rc) && WEXITSTATUS(rc) == 77)
-		cr_skip_test("scripts/check-samples.sh: cannot mount here (not "
+		cr_skip_test("scripts/check/samples.sh: cannot mount here (not "
 			     "root, or loop mounts refused)");
 	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0,
-		  "scripts/check-samples.sh found differences (its output "
+		  "scripts/check/samples.sh found differences (its output "
 		  "above)");
 }
 
@@ -671,11 +671,11 @@ Test(samples, every_file_answers_as_the_kernel_on_a_loop_mount,
 
 	if (access(SAMPLES "/fs.ext2.xz", R_OK) < 0)
 		cr_skip_test("the forensics samples are not installed");
-	rc = system("scripts/check-samples.sh " SAMPLES "/fs.*.xz >&2");
+	rc = system("scripts/check/samples.sh " SAMPLES "/fs.*.xz >&2");
 	if (WIFEXITED(rc) && WEXITSTATUS(rc) == 77)
-		cr_skip_test("scripts/check-samples.sh: cannot mount here (not "
+		cr_skip_test("scripts/check/samples.sh: cannot mount here (not "
 			     "root, or loop mounts refused)");
 	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0,
-		  "scripts/check-samples.sh found differences (its output "
+		  "scripts/check/samples.sh found differences (its output "
 		  "above)");
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * `e2map du` against GNU du on the kernel's mount, as recorded by
- * scripts/record-du.sh: for each recorded run the same stdout, the same
+ * scripts/record/du.sh: for each recorded run the same stdout, the same
  * stderr (du's own words) and the same exit status.
  */
 #include <criterion/criterion.h>
@@ -167,7 +167,7 @@ Test(du, progress_on_a_terminal)
 
 /*
  * The e2fsprogs corpus (testdata/corpus/NAME.du, recorded the same way on
- * the 85 mounted images record-du.sh could walk).  Three list encrypted
+ * the 85 mounted images record/du.sh could walk).  Three list encrypted
  * directories, whose no-key names e2map does not make.
  */
 static const char *const du_corpus_known[] = {

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * e2map_open(..., "replay") on the e2fsprogs corpus's dirty journals
- * against the kernel (scripts/record-replay.sh): testdata/journal/
+ * against the kernel (scripts/record/replay.sh): testdata/journal/
  * NAME.calls.gz are the answers after a read-write mount of a copy, and
  * NAME.refused the errno of a mount the kernel refuses, which e2map must
  * return too.  The same for testdata/NAME.refused beside NAME.img.gz (the
- * dirty images of scripts/mkdirty.sh whose replay the kernel refuses).
+ * dirty images of scripts/gen/mkdirty.sh whose replay the kernel refuses).
  */
 #include <criterion/criterion.h>
 

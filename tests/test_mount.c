@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * e2map_open against the kernel's verdict on mounting the same image
- * (scripts/record-verdict.sh: testdata/corpus/verdicts for the e2fsprogs
- * corpus, testdata/mount-verdicts for scripts/mkmount.sh's images): an
+ * (scripts/record/verdict.sh: testdata/corpus/verdicts for the e2fsprogs
+ * corpus, testdata/mount-verdicts for scripts/gen/mkmount.sh's images): an
  * image the kernel mounts opens, one it refuses is refused -- and where
  * the kernel names a descriptor placement or the system zone, with the
  * kernel's errno and e2map's message carrying the kernel's words.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Inode numbers and names against the kernel's mount, as recorded by
- * scripts/record-paths.sh: NAME.handles (open_by_handle_at on every file
+ * scripts/record/paths.sh: NAME.handles (open_by_handle_at on every file
  * and directory in use, which e2map_file_open_ino mirrors) and NAME.paths
  * (every name `find` shows, which the path table must list).
  */

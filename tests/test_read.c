@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * e2map_read and `e2map cat` against read(2) on the kernel's mount, as
- * recorded by scripts/record-read.sh: for every path of every testdata
+ * recorded by scripts/record/read.sh: for every path of every testdata
  * image and every mounted corpus image, the same open error, or the same
  * bytes (sha256) up to the same end, and the same errno where the read
  * failed; read in calls of 4 KiB and of 128 KiB (cat's), each size on a
@@ -461,7 +461,7 @@ IMAGE(zone_noflex, "zone-noflex")
 IMAGE(zone_sparse2, "zone-sparse2")
 
 /*
- * Every corpus image the kernel mounted and record-read.sh recorded, in
+ * Every corpus image the kernel mounted and record/read.sh recorded, in
  * four parts (the Nth of each four), so that they run side by side.
  */
 static void corpus(int part)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * e2map_readdir against getdents64 on the kernel's mount, as recorded by
- * scripts/record-readdir.sh: for every directory, the same entries (".",
+ * scripts/record/readdir.sh: for every directory, the same entries (".",
  * ".." and the names, with inode numbers and d_type) in the same order,
  * and the same error where the kernel's listing failed.
  */

@@ -3,7 +3,7 @@
  * Replay every kernel recording in testdata/ (E2MAP_TESTDATA overrides):
  * NAME.calls through libe2map, line by line, and NAME.golden through the
  * CLI ($E2MAP), byte by byte, on a scratch copy of NAME.img.gz whose sha256
- * must not change.  The expectations are the kernel's (scripts/record.sh).
+ * must not change.  The expectations are the kernel's (scripts/record/record.sh).
  * A .calls file may carry "# e2map-options: OPTS" for e2map_open.
  *
  * testdata/corpus/NAME.calls are kernel recordings of the e2fsprogs test
@@ -162,7 +162,7 @@ ParameterizedTest(struct replay_image *ri, replay, image, .timeout = 600,
 	char src[2048], before[65], after[65];
 
 	cr_assert(ri->name[0], "no recordings: %s/*.calls not found "
-		  "(set E2MAP_TESTDATA or record with scripts/record.sh)",
+		  "(set E2MAP_TESTDATA or record with scripts/record/record.sh)",
 		  ri->dir);
 	cr_log_info("replay: %s/%s", ri->dir, ri->name);
 	snprintf(src, sizeof(src), "%s/%s.img.gz", ri->dir, ri->name);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The scan records against the kernel's mount, as scripts/record-scan.sh
- * recorded it (NAME.scan: scripts/scan-kernel.py gives the format), held
+ * The scan records against the kernel's mount, as scripts/record/scan.sh
+ * recorded it (NAME.scan: scripts/record/scan-kernel.py gives the format), held
  * to e2map_inode_record and the path table by scan_cmp.c; the body file,
  * PATH, csv, the table and the progress line of `e2map scan`; and the
  * e2fsprogs corpus through it.

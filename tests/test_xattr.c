@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * e2map_xattrs_ino and e2map_getxattr_ino against llistxattr/lgetxattr on
- * the kernel's mount, as recorded by scripts/record-xattr.sh: for every
+ * the kernel's mount, as recorded by scripts/record/xattr.sh: for every
  * path, the same names in the same order with the same values or errors
  * (or the listing's error), and the same answers for names no listing
  * shows (a prefix alone, system.data, absent ACLs, unknown prefixes, a
@@ -177,7 +177,7 @@ static void compare(const char *name)
 	fixture_remove(img);
 }
 
-/* Every corpus image the kernel mounted and record-xattr.sh recorded. */
+/* Every corpus image the kernel mounted and record/xattr.sh recorded. */
 static void corpus(void)
 {
 	char dir[4096], src[8192], line[512], name[256];
