@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # scripts/gen/mklinear.sh OUTDIR
 #
-# Images for the dentry index (lib/dcache.c): large directories that only
+# Images for the dentry index (lib/dir/dcache.c): large directories that only
 # the linear scan searches (no dir_index), written by the kernel, a few
 # then damaged with debugfs, and recorded by it (scripts/record/record.sh, a
 # fresh mount per open), then OUTDIR/NAME.calls gets one more section: an
