@@ -42,7 +42,7 @@ const struct cmd_spec blockmap_spec = {
 static int print_range(enum cmd_range_format fmt,
 		       const struct e2map_owner *o)
 {
-	struct cmd_jline l;
+	struct cmd_jline l = { 0 };
 	int err;
 
 	if (fmt == CMD_RANGES_TABLE) {

@@ -41,7 +41,7 @@ const struct cmd_spec unallocated_spec = {
 static int print_range(const struct e2map_unalloc *u, void *payload)
 {
 	const enum cmd_range_format *fmt = payload;
-	struct cmd_jline l;
+	struct cmd_jline l = { 0 };
 	int err;
 
 	if (*fmt == CMD_RANGES_TABLE) {
