@@ -211,13 +211,17 @@ void cmd_put_quoted(FILE *out, const char *s, size_t len, bool always,
 int cmd_grow(void **v, size_t *cap, size_t need, size_t elem);
 /* strerror(-err): the tools' words (not e2map_strerror's). */
 const char *cmd_tool_strerror(int err);
+/* With --why: "e2map: CMD: IMAGE:PATH: REASON (detail)" on stderr. */
+void cmd_why(const struct cmd_common *co, const char *cmd, const char *image,
+	     const char *path, int err, const e2map_t *m);
 
 /*
- * Open IMAGE with "offset=N" when --offset was given ("partition=N" for
- * --partition, "replay" for --replay), then warn once on
- * stderr when it is mounted or its journal needs recovery.  On failure
- * prints "e2map: CMD: IMAGE: REASON" and returns CMD_EXIT_FAIL (or
- * CMD_EXIT_USAGE for a bad --offset); 0 on success.
+ * open.c: the commands' opens.  Open IMAGE
+ * with "offset=N" when --offset was given ("partition=N" for
+ * --partition, "replay" for --replay), then warn once on stderr when it
+ * is mounted or its journal needs recovery.  On failure prints "e2map:
+ * CMD: IMAGE: REASON" and returns CMD_EXIT_FAIL (or CMD_EXIT_USAGE for a
+ * bad --offset); 0 on success.
  */
 int cmd_open_image(const char *cmd, const struct cmd_common *co,
 		   const char *image, e2map_t **out);
@@ -231,9 +235,6 @@ int cmd_open_image(const char *cmd, const struct cmd_common *co,
  */
 int cmd_tool_open(const char *cmd, const struct cmd_common *co, e2map_t *m,
 		  const char *image, const char *path, e2map_file_t **out);
-/* With --why: "e2map: CMD: IMAGE:PATH: REASON (detail)" on stderr. */
-void cmd_why(const struct cmd_common *co, const char *cmd, const char *image,
-	     const char *path, int err, const e2map_t *m);
 
 /*
  * progress.c: "e2map CMD: DONE/TOTAL UNIT (P%)[, BYTES], RATE/s, ETA T"
