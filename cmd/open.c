@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Opening an image (with its warnings) and a file in it (with the
- * messages of the mirrored tool), for the commands.  Not in util.c: an
- * open parses --partition with parse.c, which calls util.c, and calls go
- * one way only.
+ * messages of the mirrored tool), for the dispatcher (main.c) and for
+ * the commands that open their files themselves (filefrag).  Not in
+ * util.c: an open parses --partition with parse.c, which calls util.c,
+ * and calls go one way only.
  */
 #include "cmd.h"
 
