@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The e2map command-line front end: the command table row, the commands,
- * and the helpers they share (number parsing, opening, the one-line error,
- * the JSON writer).  Each command calls the library in the same order the
- * reference tool calls the kernel (spec §10), through one file handle.
+ * The e2map command-line front end: the command table row, the context
+ * the dispatcher hands a command, the commands, and the helpers they
+ * share (number parsing, opening, the one-line error, the JSON writer).
+ * Each command calls the library in the same order the reference tool
+ * calls the kernel (spec §10), through one file handle.
+ *
+ * The files call one way only, down: main.c (the table, the dispatcher)
+ * calls the commands and the helpers, the commands call the helpers,
+ * open.c calls parse.c and util.c, parse.c calls util.c, scan_out.c calls
+ * json.c and util.c, and util.c, json.c and progress.c call nothing of
+ * the CLI's.  So parse.c and util.c link without the rest (the parser's
+ * test, tests/test_cli_parse.c).
  */
 #ifndef E2MAP_CMD_H
 #define E2MAP_CMD_H
@@ -20,6 +28,21 @@
 #define CMD_EXIT_FAIL 1
 #define CMD_EXIT_USAGE 2
 
+struct cmd_ctx;
+
+/*
+ * A row's flags: what the dispatcher opens before the command runs (git's
+ * RUN_SETUP, xfs_io's command flags) and closes after it, whatever it
+ * returns.  CMD_NEEDS_IMAGE: operand 0 is IMAGE, opened by cmd_open_image
+ * with --offset, --partition and --replay.  CMD_NEEDS_FILE: that, and
+ * operand 1 is the one PATH, opened by cmd_tool_open with --no-follow and
+ * the mirrored tool's messages.  A command of several PATHs opens them
+ * itself; one that reads a disk, not a filesystem (partitions), has
+ * neither flag.
+ */
+#define CMD_NEEDS_IMAGE 0x1u
+#define CMD_NEEDS_FILE (0x2u | CMD_NEEDS_IMAGE)
+
 /*
  * A command's row (main.c): what `e2map help` lists and dispatch calls.
  * Its options, operands and help text are its spec, kept beside the code
@@ -28,9 +51,10 @@
  */
 struct e2map_cmd {
 	const char *name;
-	int (*fn)(int argc, char **argv);	/* returns the exit status */
+	int (*fn)(struct cmd_ctx *ctx);	/* returns the exit status */
 	const char *oneline;			/* e2map help's list */
 	const struct cmd_spec *spec;
+	unsigned flags;				/* CMD_NEEDS_* */
 };
 
 /* What the parser does with an option, in command-line order. */
@@ -84,6 +108,21 @@ struct cmd_spec {
 	int min_operands, max_operands;	/* max < 0: no limit */
 	const char *about;		/* what it does, examples */
 	const char *notes;		/* after the option lines; or NULL */
+	/*
+	 * The struct the options' FIELDs are in (0: none), as it is before
+	 * the parse: DEFAULTS, or zeroes.  The dispatcher makes it.
+	 */
+	size_t opts_size;
+	const void *defaults;
+	/*
+	 * Or NULL.  After the parse and before anything is opened: the usage
+	 * errors the table cannot say (an operand's syntax, options that
+	 * exclude each other), so that they come before an open's errors as
+	 * they always did.  CMD_PARSED to go on, else the exit status.
+	 */
+	int (*check)(struct cmd_ctx *ctx);
+	/* Or NULL: frees what CHECK left in the options struct. */
+	void (*free_opts)(void *opts);
 };
 
 /* The options several commands take, each in its CMD_OPT_* row. */
@@ -138,44 +177,53 @@ extern const char *const cmd_range_formats[];
 		       "OUTPUT)")
 #define CMD_OPT_END { .short_name = 0 }
 
-/* main.c */
-const struct e2map_cmd *cmd_find(const char *name);
+struct cmd_operands {
+	int n;
+	char **v;
+};
 
-/* The commands: argv[0] is the command name. */
-int cmd_blockmap(int argc, char **argv);
-int cmd_cat(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_du(int argc, char **argv);
-int cmd_extract(int argc, char **argv);
-int cmd_fiemap(int argc, char **argv);
-int cmd_filefrag(int argc, char **argv);
-int cmd_mount(int argc, char **argv);
-int cmd_owner(int argc, char **argv);
-int cmd_partitions(int argc, char **argv);
-int cmd_scan(int argc, char **argv);
-int cmd_seek(int argc, char **argv);
-int cmd_tar(int argc, char **argv);
-int cmd_unallocated(int argc, char **argv);
+/*
+ * What the dispatcher (main.c) hands a command: the options its spec
+ * parsed, its operands, and what its row's flags had opened.
+ */
+struct cmd_ctx {
+	void *opts;			/* its spec's options struct, or NULL */
+	struct cmd_common co;
+	struct cmd_operands ops;
+	const char *image, *path;	/* ops.v[0], ops.v[1], where opened */
+	e2map_t *m;			/* CMD_NEEDS_IMAGE */
+	e2map_file_t *f;		/* CMD_NEEDS_FILE */
+};
+
+/* The commands. */
+int cmd_blockmap(struct cmd_ctx *ctx);
+int cmd_cat(struct cmd_ctx *ctx);
+int cmd_check(struct cmd_ctx *ctx);
+int cmd_du(struct cmd_ctx *ctx);
+int cmd_extract(struct cmd_ctx *ctx);
+int cmd_fiemap(struct cmd_ctx *ctx);
+int cmd_filefrag(struct cmd_ctx *ctx);
+int cmd_mount(struct cmd_ctx *ctx);
+int cmd_owner(struct cmd_ctx *ctx);
+int cmd_partitions(struct cmd_ctx *ctx);
+int cmd_scan(struct cmd_ctx *ctx);
+int cmd_seek(struct cmd_ctx *ctx);
+int cmd_tar(struct cmd_ctx *ctx);
+int cmd_unallocated(struct cmd_ctx *ctx);
 extern const struct cmd_spec blockmap_spec, cat_spec, check_spec, du_spec, extract_spec,
 	fiemap_spec,
 	filefrag_spec, mount_spec, owner_spec, partitions_spec, scan_spec, seek_spec, tar_spec,
 	unallocated_spec;
 
 /*
- * parse.c: the one option parser (getopt_long over the command's table).
- * ARGV[0] names the command's row.  Sets the options in OPTS and CO and
- * the operands in *OPS; returns CMD_PARSED to go on, else the exit status
- * after printing what was wrong (2) or the help (0).
+ * parse.c: the one option parser (getopt_long over the table of C's
+ * spec).  ARGV[0] is the command's name.  Sets the options in OPTS and CO
+ * and the operands in *OPS; returns CMD_PARSED to go on, else the exit
+ * status after printing what was wrong (2) or the help (0).
  */
 #define CMD_PARSED (-1)
-struct cmd_operands {
-	int n;
-	char **v;
-};
-int cmd_parse(int argc, char **argv, void *opts, struct cmd_common *co,
-	      struct cmd_operands *ops);
-/* "usage: e2map NAME OPTIONS OPERANDS" on stderr; returns CMD_EXIT_USAGE. */
-int cmd_usage(const char *name);
+int cmd_parse(const struct e2map_cmd *c, int argc, char **argv, void *opts,
+	      struct cmd_common *co, struct cmd_operands *ops);
 /* The usage line, ABOUT, the option lines and NOTES, on stdout. */
 void cmd_help(const struct e2map_cmd *c);
 /* A plain non-negative decimal int, for counts such as -n (an int *). */
@@ -211,13 +259,17 @@ void cmd_put_quoted(FILE *out, const char *s, size_t len, bool always,
 int cmd_grow(void **v, size_t *cap, size_t need, size_t elem);
 /* strerror(-err): the tools' words (not e2map_strerror's). */
 const char *cmd_tool_strerror(int err);
+/* With --why: "e2map: CMD: IMAGE:PATH: REASON (detail)" on stderr. */
+void cmd_why(const struct cmd_common *co, const char *cmd, const char *image,
+	     const char *path, int err, const e2map_t *m);
 
 /*
- * Open IMAGE with "offset=N" when --offset was given ("partition=N" for
- * --partition, "replay" for --replay), then warn once on
- * stderr when it is mounted or its journal needs recovery.  On failure
- * prints "e2map: CMD: IMAGE: REASON" and returns CMD_EXIT_FAIL (or
- * CMD_EXIT_USAGE for a bad --offset); 0 on success.
+ * open.c: the opens the dispatcher and the commands make.  Open IMAGE
+ * with "offset=N" when --offset was given ("partition=N" for
+ * --partition, "replay" for --replay), then warn once on stderr when it
+ * is mounted or its journal needs recovery.  On failure prints "e2map:
+ * CMD: IMAGE: REASON" and returns CMD_EXIT_FAIL (or CMD_EXIT_USAGE for a
+ * bad --offset); 0 on success.
  */
 int cmd_open_image(const char *cmd, const struct cmd_common *co,
 		   const char *image, e2map_t **out);
@@ -231,9 +283,6 @@ int cmd_open_image(const char *cmd, const struct cmd_common *co,
  */
 int cmd_tool_open(const char *cmd, const struct cmd_common *co, e2map_t *m,
 		  const char *image, const char *path, e2map_file_t **out);
-/* With --why: "e2map: CMD: IMAGE:PATH: REASON (detail)" on stderr. */
-void cmd_why(const struct cmd_common *co, const char *cmd, const char *image,
-	     const char *path, int err, const e2map_t *m);
 
 /*
  * progress.c: "e2map CMD: DONE/TOTAL UNIT (P%)[, BYTES], RATE/s, ETA T"

@@ -8,10 +8,6 @@
 
 #include <inttypes.h>
 
-struct blockmap_opts {
-	struct cmd_common co;
-};
-
 static const struct cmd_option blockmap_options[] = {
 	CMD_OPT_RANGE_FORMAT,
 	CMD_OPT_OFFSET,
@@ -42,7 +38,7 @@ const struct cmd_spec blockmap_spec = {
 static int print_range(enum cmd_range_format fmt,
 		       const struct e2map_owner *o)
 {
-	struct cmd_jline l;
+	struct cmd_jline l = { 0 };
 	int err;
 
 	if (fmt == CMD_RANGES_TABLE) {
@@ -70,34 +66,26 @@ static int print_range(enum cmd_range_format fmt,
 	return err;
 }
 
-int cmd_blockmap(int argc, char **argv)
+int cmd_blockmap(struct cmd_ctx *ctx)
 {
-	struct blockmap_opts o = { 0 };
-	struct cmd_operands ops;
+	enum cmd_range_format fmt = (enum cmd_range_format)ctx->co.format;
 	e2map_blockmap_t *b = NULL;
-	e2map_t *m;
 	size_t i;
-	int status = cmd_parse(argc, argv, &o, &o.co, &ops), err;
+	int status = 0, err;
 
-	if (status != CMD_PARSED)
-		return status;
-	if ((status = cmd_open_image("blockmap", &o.co, ops.v[0], &m)))
-		return status;
-	if ((err = e2map_blockmap_build(m, &b)) < 0) {
-		status = cmd_fail("blockmap", err, e2map_errmsg(m));
+	if ((err = e2map_blockmap_build(ctx->m, &b)) < 0) {
+		status = cmd_fail("blockmap", err, e2map_errmsg(ctx->m));
 	} else {
-		if (o.co.format == CMD_RANGES_TABLE)
+		if (fmt == CMD_RANGES_TABLE)
 			printf("%12s %12s %10s %-12s %8s %10s\n", "START", "END",
 			       "COUNT", "KIND", "INO", "LBLK");
-		else if (o.co.format == CMD_RANGES_CSV)
+		else if (fmt == CMD_RANGES_CSV)
 			printf("start,end,count,kind,ino,lblk\r\n");
 		for (i = 0; i < e2map_blockmap_count(b) && !err; i++)
-			err = print_range(o.co.format,
-					  e2map_blockmap_get(b, i));
+			err = print_range(fmt, e2map_blockmap_get(b, i));
 		if (err < 0)
 			status = cmd_fail("write error on stdout", err, NULL);
 	}
 	e2map_blockmap_free(b);
-	e2map_close(m);
 	return status;
 }

@@ -16,19 +16,14 @@
 /* coreutils' io_blksize: 128 KiB, larger than any ext4 st_blksize. */
 #define CAT_BUF (128U << 10)
 
-struct cat_opts {
-	struct cmd_common co;
-};
-
 /* cat's error(0, errno, "%s", quotef(name)). */
-static void cat_error(const struct cat_opts *o, const char *image,
-		      const char *path, int err, const e2map_t *m)
+static void cat_error(const struct cmd_ctx *ctx, const char *path, int err)
 {
 	fflush(stdout);
 	fputs("cat: ", stderr);
 	cmd_put_quoted(stderr, path, strlen(path), false, true);
 	fprintf(stderr, ": %s\n", cmd_tool_strerror(err));
-	cmd_why(&o->co, "cat", image, path, err, m);
+	cmd_why(&ctx->co, "cat", ctx->image, path, err, ctx->m);
 }
 
 /* The bytes of F to stdout; 0 or the read's -errno. */
@@ -43,21 +38,21 @@ static int copy_out(e2map_file_t *f, unsigned char *buf)
 }
 
 /* One operand: 0, or CMD_EXIT_FAIL after cat's message. */
-static int cat_one(const struct cat_opts *o, e2map_t *m, const char *image,
-		   const char *path, unsigned char *buf)
+static int cat_one(const struct cmd_ctx *ctx, const char *path,
+		   unsigned char *buf)
 {
-	int flags = o->co.nofollow ? E2MAP_O_NOFOLLOW : 0;
+	int flags = ctx->co.nofollow ? E2MAP_O_NOFOLLOW : 0;
 	e2map_file_t *f;
-	int err = e2map_file_open_flags(m, path, flags, &f);
+	int err = e2map_file_open_flags(ctx->m, path, flags, &f);
 
 	if (err == 0) {
 		err = copy_out(f, buf);
 		if (err < 0)
-			cat_error(o, image, path, err, m);
+			cat_error(ctx, path, err);
 		e2map_file_close(f);
 		return err < 0 ? CMD_EXIT_FAIL : 0;
 	}
-	cat_error(o, image, path, err, m);
+	cat_error(ctx, path, err);
 	return CMD_EXIT_FAIL;
 }
 
@@ -87,25 +82,15 @@ const struct cmd_spec cat_spec = {
 "  e2map cat evidence.img '<12>' > inode12.bin\n",
 };
 
-int cmd_cat(int argc, char **argv)
+int cmd_cat(struct cmd_ctx *ctx)
 {
-	struct cat_opts o = { 0 };
-	struct cmd_operands ops;
-	unsigned char *buf;
-	e2map_t *m;
-	int status = cmd_parse(argc, argv, &o, &o.co, &ops), i;
+	unsigned char *buf = malloc(CAT_BUF);
+	int status = 0, i;
 
-	if (status != CMD_PARSED)
-		return status;
-	if ((status = cmd_open_image("cat", &o.co, ops.v[0], &m)))
-		return status;
-	if (!(buf = malloc(CAT_BUF))) {
-		e2map_close(m);
+	if (!buf)
 		return cmd_fail("cat", -ENOMEM, NULL);
-	}
-	for (i = 1; i < ops.n; i++)
-		status |= cat_one(&o, m, ops.v[0], ops.v[i], buf);
+	for (i = 1; i < ctx->ops.n; i++)
+		status |= cat_one(ctx, ctx->ops.v[i], buf);
 	free(buf);
-	e2map_close(m);
 	return status;
 }

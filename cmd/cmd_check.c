@@ -11,10 +11,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+struct check_opts {
+	bool quiet;
+	int threads;		/* -j N; 0: one per online CPU */
+};
+
 struct check_run {
 	bool quiet;
 	bool json;
-	int threads;		/* -j N; 0: one per online CPU */
 	e2map_paths_t *paths;
 	uint64_t inodes, errors;
 	uint64_t printed;	/* --json: elements of "inodes" so far */
@@ -147,10 +151,10 @@ static int visit(e2map_t *m, const struct e2map_inode *in, int err,
 
 static const struct cmd_option check_options[] = {
 	{ .short_name = 'q', .action = CMD_OPT_TRUE,
-	  .field = offsetof(struct check_run, quiet),
+	  .field = offsetof(struct check_opts, quiet),
 	  .help = "print only the inodes that failed, and the summary" },
 	{ .short_name = 'j', .long_name = "threads", .arg = "N",
-	  .action = CMD_OPT_PARSE, .field = offsetof(struct check_run, threads),
+	  .action = CMD_OPT_PARSE, .field = offsetof(struct check_opts, threads),
 	  .parse = cmd_parse_count, .what = "thread count",
 	  .help = "check on N threads (default: one per CPU); the output is "
 		  "the same" },
@@ -180,6 +184,7 @@ const struct cmd_spec check_spec = {
 "Examples:\n"
 "  e2map check evidence.img\n"
 "  e2map check -q evidence.img | grep -v ': ok$'\n",
+	.opts_size = sizeof(struct check_opts),
 };
 
 /* The summary; a scan that stopped early is an error of its own. */
@@ -204,7 +209,8 @@ static int finish(struct check_run *run, e2map_t *m, int scan_err)
 }
 
 /* Every inode; 0, or the exit status after the error was printed. */
-static int check_image(struct check_run *run, e2map_t *m, const char *image)
+static int check_image(struct check_run *run, e2map_t *m, const char *image,
+		       int threads)
 {
 	json_t *head;
 	int err;
@@ -215,27 +221,18 @@ static int check_image(struct check_run *run, e2map_t *m, const char *image)
 		if ((err = cmd_json_stream_begin(head, "inodes")) < 0)
 			return cmd_fail("check: --json", err, NULL);
 	}
-	err = e2map_check_all(m, (unsigned)run->threads, visit, run);
+	err = e2map_check_all(m, (unsigned)threads, visit, run);
 	if (finish(run, m, err))
 		return CMD_EXIT_FAIL;
 	return run->errors ? CMD_EXIT_FAIL : 0;
 }
 
-int cmd_check(int argc, char **argv)
+int cmd_check(struct cmd_ctx *ctx)
 {
-	struct check_run run = { 0 };
-	struct cmd_common co = { 0 };
-	struct cmd_operands ops;
-	e2map_t *m;
-	int status = cmd_parse(argc, argv, &run, &co, &ops);
+	const struct check_opts *o = ctx->opts;
+	struct check_run run = { .quiet = o->quiet, .json = ctx->co.json };
+	int status = check_image(&run, ctx->m, ctx->image, o->threads);
 
-	if (status != CMD_PARSED)
-		return status;
-	run.json = co.json;
-	if ((status = cmd_open_image("check", &co, ops.v[0], &m)))
-		return status;
-	status = check_image(&run, m, ops.v[0]);
 	e2map_paths_free(run.paths);
-	e2map_close(m);
 	return status;
 }

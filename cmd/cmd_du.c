@@ -20,7 +20,6 @@ struct du_opts {
 	int max_depth;			/* -1: no limit */
 	int unit;			/* enum du_unit */
 	int size;			/* enum e2map_du_size */
-	struct cmd_common co;
 };
 
 struct du_run {
@@ -149,6 +148,21 @@ static const struct cmd_option du_options[] = {
 	CMD_OPT_END,
 };
 
+/* -a with -s, and what -s and -b stand for, before the image is opened. */
+static int check_units(struct cmd_ctx *ctx)
+{
+	struct du_opts *o = ctx->opts;
+
+	if (o->all && o->summarize)
+		return cmd_usage_error("du", "cannot both summarize and show "
+				       "all entries");
+	if (o->summarize)
+		o->max_depth = 0;
+	if (o->unit == UNIT_BYTES && o->size == E2MAP_DU_ALLOCATED)
+		o->size = E2MAP_DU_APPARENT;	/* -b is --apparent-size too */
+	return CMD_PARSED;
+}
+
 const struct cmd_spec du_spec = {
 	.options = du_options,
 	.operands = "IMAGE [PATH]",
@@ -164,35 +178,24 @@ const struct cmd_spec du_spec = {
 "Examples:\n"
 "  e2map du -sh evidence.img\n"
 "  e2map du -a --written evidence.img /home\n",
+	.opts_size = sizeof(struct du_opts),
+	.defaults = &(const struct du_opts){ .max_depth = -1 },
+	.check = check_units,
 };
 
-int cmd_du(int argc, char **argv)
+int cmd_du(struct cmd_ctx *ctx)
 {
-	struct du_opts o = { .max_depth = -1 };
-	struct du_run run = { .o = &o };
-	struct cmd_operands ops;
-	e2map_t *m;
-	int status = cmd_parse(argc, argv, &o, &o.co, &ops), err;
+	const struct du_opts *o = ctx->opts;
+	struct du_run run = { .o = o };
+	int err;
 
-	if (status != CMD_PARSED)
-		return status;
-	if (o.all && o.summarize)
-		return cmd_usage_error("du", "cannot both summarize and show "
-				       "all entries");
-	if (o.summarize)
-		o.max_depth = 0;
-	if (o.unit == UNIT_BYTES && o.size == E2MAP_DU_ALLOCATED)
-		o.size = E2MAP_DU_APPARENT;	/* -b is --apparent-size too */
-	if ((status = cmd_open_image("du", &o.co, ops.v[0], &m)))
-		return status;
 	/* inodes seen of those in use */
-	cmd_progress_inodes(&run.progress, m, "du", "inodes", o.co.quiet,
-			    o.all || !o.summarize);
-	err = e2map_du(m, ops.n > 1 ? ops.v[1] : "/",
-		       (enum e2map_du_size)o.size, on_entry, &run);
+	cmd_progress_inodes(&run.progress, ctx->m, "du", "inodes",
+			    ctx->co.quiet, o->all || !o->summarize);
+	err = e2map_du(ctx->m, ctx->ops.n > 1 ? ctx->ops.v[1] : "/",
+		       (enum e2map_du_size)o->size, on_entry, &run);
 	cmd_progress_end(&run.progress);
 	if (err < 0)
-		status = cmd_fail("du", err, e2map_errmsg(m));
-	e2map_close(m);
-	return status ? status : run.failed ? CMD_EXIT_FAIL : 0;
+		return cmd_fail("du", err, e2map_errmsg(ctx->m));
+	return run.failed ? CMD_EXIT_FAIL : 0;
 }

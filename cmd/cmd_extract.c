@@ -13,7 +13,6 @@
 
 struct extract_opts {
 	bool recursive, preserve;
-	struct cmd_common co;
 };
 
 struct extract_run {
@@ -99,31 +98,23 @@ const struct cmd_spec extract_spec = {
 "Examples:\n"
 "  e2map extract evidence.img /var/log/syslog syslog\n"
 "  e2map extract -r -p evidence.img / /cases/42/tree\n",
+	.opts_size = sizeof(struct extract_opts),
 };
 
-int cmd_extract(int argc, char **argv)
+int cmd_extract(struct cmd_ctx *ctx)
 {
-	struct extract_opts o = { 0 };
-	struct extract_run run = { 0 };
-	struct cmd_operands ops;
-	unsigned flags;
-	int status = cmd_parse(argc, argv, &o, &o.co, &ops), r;
+	const struct extract_opts *o = ctx->opts;
+	struct extract_run run = { .m = ctx->m, .image = ctx->image };
+	unsigned flags = (o->recursive ? E2MAP_EXTRACT_RECURSIVE : 0) |
+			 (o->preserve ? E2MAP_EXTRACT_PRESERVE : 0);
+	int r;
 
-	if (status != CMD_PARSED)
-		return status;
-	if ((status = cmd_open_image("extract", &o.co, ops.v[0], &run.m)))
-		return status;
-	run.image = ops.v[0];
-	flags = (o.recursive ? E2MAP_EXTRACT_RECURSIVE : 0) |
-		(o.preserve ? E2MAP_EXTRACT_PRESERVE : 0);
 	cmd_progress_inodes(&run.progress, run.m, "extract", "files",
-			    o.co.quiet, false);
-	r = e2map_extract(run.m, ops.v[1], ops.v[2], flags, on_event, &run);
+			    ctx->co.quiet, false);
+	r = e2map_extract(run.m, ctx->ops.v[1], ctx->ops.v[2], flags, on_event,
+			  &run);
 	cmd_progress_end(&run.progress);
 	if (r < 0)
-		status = cmd_fail("extract", r, NULL);
-	else
-		status = r ? CMD_EXIT_FAIL : 0;
-	e2map_close(run.m);
-	return status;
+		return cmd_fail("extract", r, NULL);
+	return r ? CMD_EXIT_FAIL : 0;
 }

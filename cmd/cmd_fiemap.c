@@ -25,7 +25,6 @@ struct fiemap_opts {
 	int max;		/* -n: lines to print, -1 = all */
 	uint64_t start;
 	uint64_t range_end;	/* start + LENGTH, or NO_RANGE_END */
-	struct cmd_common co;
 };
 
 /* Column widths of the -v table, fixed from the first batch. */
@@ -270,28 +269,26 @@ static int run_json(e2map_file_t *f, const struct fiemap_opts *o,
 	return cmd_json_print(doc);
 }
 
-static int fiemap_one(const struct fiemap_opts *o, const char *image,
-		      const char *path)
+/* OFFSET and LENGTH after IMAGE PATH, before the image is opened. */
+static int check_range(struct cmd_ctx *ctx)
 {
-	e2map_t *m = NULL;
-	e2map_file_t *f = NULL;
-	struct e2map_stat st;
-	int status, err;
+	struct fiemap_opts *o = ctx->opts;
+	char **arg = ctx->ops.v + 2;
+	int64_t v;
 
-	status = cmd_open_image("fiemap", &o->co, image, &m);
-	if (status)
-		return status;
-	status = cmd_tool_open("fiemap", &o->co, m, image, path, &f);
-	if (!status && o->co.json) {
-		if ((err = run_json(f, o, path, &st)) < 0)
-			status = cmd_fail_file("fiemap", image, path, err, m);
-	} else if (!status && (err = run_text(f, o, path, &st)) < 0) {
-		cmd_why(&o->co, "fiemap", image, path, err, m);
-		status = CMD_EXIT_FAIL;
+	if (ctx->ops.n > 2) {
+		if (e2map_parse_bytes(arg[0], &v) < 0)
+			return cmd_usage_error("fiemap", "invalid offset '%s'",
+					       cmd_esc(arg[0]));
+		o->start = (uint64_t)v;
 	}
-	e2map_file_close(f);
-	e2map_close(m);
-	return status;
+	if (ctx->ops.n > 3) {
+		if (e2map_parse_bytes(arg[1], &v) < 0)
+			return cmd_usage_error("fiemap", "invalid length '%s'",
+					       cmd_esc(arg[1]));
+		o->range_end = o->start + (uint64_t)v;
+	}
+	return CMD_PARSED;
 }
 
 #define FIELD(member) offsetof(struct fiemap_opts, member)
@@ -333,38 +330,26 @@ const struct cmd_spec fiemap_spec = {
 "  e2map fiemap disk.img /f 1m 64k      the map of [1 MiB, 1 MiB + 64 KiB)\n",
 	.notes =
 "OFFSET and LENGTH take xfs_io's units (b = 4096, s = 512, k, m, g, ...).\n",
+	.opts_size = sizeof(struct fiemap_opts),
+	.defaults = &(const struct fiemap_opts){ .max = -1,
+						 .range_end = NO_RANGE_END },
+	.check = check_range,
 };
 
-/* OFFSET and LENGTH after IMAGE PATH; returns -1 to go on, else status. */
-static int parse_range(int argc, char **argv, struct fiemap_opts *o)
+int cmd_fiemap(struct cmd_ctx *ctx)
 {
-	int64_t v;
+	const struct fiemap_opts *o = ctx->opts;
+	struct e2map_stat st;
+	int err;
 
-	if (argc > 0) {
-		if (e2map_parse_bytes(argv[0], &v) < 0)
-			return cmd_usage_error("fiemap", "invalid offset '%s'",
-					       cmd_esc(argv[0]));
-		o->start = (uint64_t)v;
+	if (ctx->co.json) {
+		if ((err = run_json(ctx->f, o, ctx->path, &st)) < 0)
+			return cmd_fail_file("fiemap", ctx->image, ctx->path,
+					     err, ctx->m);
+	} else if ((err = run_text(ctx->f, o, ctx->path, &st)) < 0) {
+		cmd_why(&ctx->co, "fiemap", ctx->image, ctx->path, err,
+			ctx->m);
+		return CMD_EXIT_FAIL;
 	}
-	if (argc > 1) {
-		if (e2map_parse_bytes(argv[1], &v) < 0)
-			return cmd_usage_error("fiemap", "invalid length '%s'",
-					       cmd_esc(argv[1]));
-		o->range_end = o->start + (uint64_t)v;
-	}
-	return -1;
-}
-
-int cmd_fiemap(int argc, char **argv)
-{
-	struct fiemap_opts o = { .max = -1, .range_end = NO_RANGE_END };
-	struct cmd_operands ops;
-	int status = cmd_parse(argc, argv, &o, &o.co, &ops);
-
-	if (status != CMD_PARSED)
-		return status;
-	status = parse_range(ops.n - 2, ops.v + 2, &o);
-	if (status >= 0)
-		return status;
-	return fiemap_one(&o, ops.v[0], ops.v[1]);
+	return 0;
 }

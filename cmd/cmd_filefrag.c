@@ -26,7 +26,6 @@ struct ff_opts {
 	bool sync;		/* -s */
 	bool xattr;		/* -x */
 	unsigned long blocksize;	/* -b SIZE / -k; 0: the fs block */
-	struct cmd_common co;
 };
 
 /* What filefrag keeps across files: widths only grow, statfs once. */
@@ -322,10 +321,11 @@ static void print_summary(const char *path, int n)
  * errno as the exit status; without, it falls back to FIBMAP.  Returns
  * the fragment count, or the exit status negated.
  */
-static int fiemap_failed(const struct ff_opts *o, e2map_t *m,
-			 const char *image, const char *path, int err)
+static int fiemap_failed(const struct cmd_ctx *ctx, const char *path, int err)
 {
-	cmd_why(&o->co, "filefrag", image, path, err, m);
+	const struct ff_opts *o = ctx->opts;
+
+	cmd_why(&ctx->co, "filefrag", ctx->image, path, err, ctx->m);
 	if (o->xattr) {
 		fflush(stdout);
 		fprintf(stderr, "%s: FS_IOC_FIEMAP: %s\n ", path,
@@ -343,24 +343,26 @@ static int fiemap_failed(const struct ff_opts *o, e2map_t *m,
  * frag_report for one PATH; returns 0 or filefrag's exit status for it
  * (the errno of what failed, as filefrag 1.47 exits).
  */
-static int frag_report(e2map_t *m, const char *image, const struct ff_opts *o,
-		       struct ff_state *s, const char *path)
+static int frag_report(const struct cmd_ctx *ctx, struct ff_state *s,
+		       const char *path)
 {
+	const struct ff_opts *o = ctx->opts;
 	e2map_file_t *f = NULL;
 	struct e2map_stat st;
 	int shift, n;
 
-	if ((n = cmd_tool_open("filefrag", &o->co, m, image, path, &f)))
+	if ((n = cmd_tool_open("filefrag", &ctx->co, ctx->m, ctx->image, path,
+			       &f)))
 		return n;
 	if ((n = e2map_file_stat(f, &st)) < 0) {
 		e2map_file_close(f);
-		return cmd_fail_file("filefrag", image, path, n, m);
+		return cmd_fail_file("filefrag", ctx->image, path, n, ctx->m);
 	}
 	shift = ulong_log2(o->blocksize ? o->blocksize : st.blksize);
 	print_preamble(o, s, path, &st, shift);
 	n = count_fiemap(f, o, s, shift, st.size, NULL);
 	if (n < 0)
-		n = fiemap_failed(o, m, image, path, n);
+		n = fiemap_failed(ctx, path, n);
 	if (n >= 0)
 		print_summary(path, n);
 	e2map_file_close(f);
@@ -368,15 +370,17 @@ static int frag_report(e2map_t *m, const char *image, const struct ff_opts *o,
 }
 
 /* --json: one file's object (0), or its error in the object (-errno). */
-static int json_file(e2map_t *m, const struct ff_opts *o, const char *path,
+static int json_file(const struct cmd_ctx *ctx, const char *path,
 		     json_t *file)
 {
+	const struct ff_opts *o = ctx->opts;
+	e2map_t *m = ctx->m;
 	json_t *extents = json_array();
 	e2map_file_t *f = NULL;
 	struct e2map_stat st;
 	int shift = 0, n;
 
-	if ((n = e2map_file_open_flags(m, path, o->co.nofollow ?
+	if ((n = e2map_file_open_flags(m, path, ctx->co.nofollow ?
 					  E2MAP_O_NOFOLLOW : 0, &f)) == 0 &&
 	    (n = e2map_file_stat(f, &st)) == 0) {
 		shift = ulong_log2(o->blocksize ? o->blocksize : st.blksize);
@@ -397,17 +401,17 @@ static int json_file(e2map_t *m, const struct ff_opts *o, const char *path,
 }
 
 /* --json: {"files":[...]} for every PATH; 1 when one of them failed. */
-static int json_report(e2map_t *m, const struct ff_opts *o, int argc,
-		       char **argv)
+static int json_report(const struct cmd_ctx *ctx)
 {
 	json_t *doc = json_object(), *files = json_array();
+	char **path = ctx->ops.v;
 	int rc = 0, err;
 
-	for (int i = 0; i < argc; i++) {
+	for (int i = 1; i < ctx->ops.n; i++) {
 		json_t *file = json_object();
 
-		cmd_json_set_name(file, "file", argv[i], strlen(argv[i]));
-		if (json_file(m, o, argv[i], file) < 0)
+		cmd_json_set_name(file, "file", path[i], strlen(path[i]));
+		if (json_file(ctx, path[i], file) < 0)
 			rc = CMD_EXIT_FAIL;
 		cmd_json_append(files, file);
 	}
@@ -487,33 +491,22 @@ const struct cmd_spec filefrag_spec = {
 	.notes =
 "A file filefrag cannot open exits with its errno (the first one), as\n"
 "filefrag does; e2map's own errors exit 1, usage errors 2.\n",
+	.opts_size = sizeof(struct ff_opts),
 };
 
-int cmd_filefrag(int argc, char **argv)
+int cmd_filefrag(struct cmd_ctx *ctx)
 {
-	struct ff_opts o = { .blocksize = 0 };
 	struct ff_state s = { .logical_width = 8, .physical_width = 10,
 			      .first = true };
-	struct cmd_operands ops;
-	e2map_t *m = NULL;
 	struct e2map_statfs sfs;
-	int status = cmd_parse(argc, argv, &o, &o.co, &ops), rc = 0;
+	int status, rc = 0;
 
-	if (status != CMD_PARSED)
-		return status;
-	if ((status = cmd_open_image("filefrag", &o.co, ops.v[0], &m)))
-		return status;
-	if (o.co.json) {
-		rc = json_report(m, &o, ops.n - 1, ops.v + 1);
-		e2map_close(m);
-		return rc;
-	}
-	s.f_blocks = e2map_statfs(m, &sfs) == 0 ? sfs.blocks : 0;
+	if (ctx->co.json)
+		return json_report(ctx);
+	s.f_blocks = e2map_statfs(ctx->m, &sfs) == 0 ? sfs.blocks : 0;
 	/* Like filefrag: report every file, exit with the first failure. */
-	for (int i = 1; i < ops.n; i++)
-		if ((status = frag_report(m, ops.v[0], &o, &s, ops.v[i])) &&
-		    !rc)
+	for (int i = 1; i < ctx->ops.n; i++)
+		if ((status = frag_report(ctx, &s, ctx->ops.v[i])) && !rc)
 			rc = status;
-	e2map_close(m);
 	return rc;
 }

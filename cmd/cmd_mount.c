@@ -26,7 +26,6 @@
 struct mount_opts {
 	bool foreground;
 	const char *options;
-	struct cmd_common co;
 };
 
 static e2map_t *image;
@@ -445,6 +444,7 @@ const struct cmd_spec mount_spec = {
 "Examples:\n"
 "  e2map mount evidence.img /mnt/evidence\n"
 "  e2map mount -o allow_other --partition 2 disk.E01 /mnt/p2\n",
+	.opts_size = sizeof(struct mount_opts),
 };
 
 /* "ro,default_permissions,fsname=e2map,subtype=e2map[,OPTIONS]" */
@@ -461,7 +461,7 @@ static char *mount_option_string(const char *extra)
 	return s;
 }
 
-static int serve(struct mount_opts *o, const char *dir)
+static int serve(const struct mount_opts *o, const char *dir)
 {
 	char *opts = mount_option_string(o->options);
 	char *argv[] = { "e2map", "-o", opts, NULL };
@@ -491,17 +491,9 @@ static int serve(struct mount_opts *o, const char *dir)
 	return status;
 }
 
-int cmd_mount(int argc, char **argv)
+/* The FUSE callbacks answer from IMAGE, the dispatcher's open image. */
+int cmd_mount(struct cmd_ctx *ctx)
 {
-	struct mount_opts o = { 0 };
-	struct cmd_operands ops;
-	int status = cmd_parse(argc, argv, &o, &o.co, &ops);
-
-	if (status != CMD_PARSED)
-		return status;
-	if ((status = cmd_open_image("mount", &o.co, ops.v[0], &image)))
-		return status;
-	status = serve(&o, ops.v[1]);
-	e2map_close(image);
-	return status;
+	image = ctx->m;
+	return serve(ctx->opts, ctx->ops.v[1]);
 }

@@ -13,7 +13,6 @@
 
 struct owner_opts {
 	bool bytes;
-	struct cmd_common co;
 };
 
 static const struct cmd_option owner_options[] = {
@@ -46,6 +45,7 @@ const struct cmd_spec owner_spec = {
 "Examples:\n"
 "  e2map owner evidence.img 1234 0x4d2 1m\n"
 "  e2map owner --byte --partition 2 disk.E01 1073745920\n",
+	.opts_size = sizeof(struct owner_opts),
 };
 
 static int print_path(const char *path, size_t len, void *payload)
@@ -101,36 +101,30 @@ static bool answer(e2map_t *m, const e2map_blockmap_t *b,
 	return true;
 }
 
-int cmd_owner(int argc, char **argv)
+int cmd_owner(struct cmd_ctx *ctx)
 {
-	struct owner_opts o = { 0 };
-	struct cmd_operands ops;
+	const struct owner_opts *o = ctx->opts;
 	struct e2map_statfs sf;
 	e2map_blockmap_t *b = NULL;
 	e2map_paths_t *p = NULL;
-	e2map_t *m;
-	int status = cmd_parse(argc, argv, &o, &o.co, &ops), err, i;
+	e2map_t *m = ctx->m;
+	int status = 0, err, i;
 
-	if (status != CMD_PARSED)
-		return status;
-	if ((status = cmd_open_image("owner", &o.co, ops.v[0], &m)))
-		return status;
 	if ((err = e2map_statfs(m, &sf)) < 0 ||
 	    (err = e2map_blockmap_build(m, &b)) < 0 ||
 	    (err = e2map_paths_build(m, &p)) < 0) {
 		status = cmd_fail("owner", err, e2map_errmsg(m));
 		goto out;
 	}
-	for (i = 1; i < ops.n; i++) {
-		if (answer(m, b, p, o.bytes, sf.bsize, ops.v[i]))
+	for (i = 1; i < ctx->ops.n; i++) {
+		if (answer(m, b, p, o->bytes, sf.bsize, ctx->ops.v[i]))
 			continue;
 		cmd_errorf("owner: %s: no such %s in the filesystem",
-			   cmd_esc(ops.v[i]), o.bytes ? "byte" : "block");
+			   cmd_esc(ctx->ops.v[i]), o->bytes ? "byte" : "block");
 		status = CMD_EXIT_FAIL;
 	}
 out:
 	e2map_paths_free(p);
 	e2map_blockmap_free(b);
-	e2map_close(m);
 	return status;
 }

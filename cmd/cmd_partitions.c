@@ -115,28 +115,23 @@ static int print_json(const char *image, const struct e2map_disk *d)
 	return cmd_json_print(doc) < 0 ? CMD_EXIT_FAIL : 0;
 }
 
-int cmd_partitions(int argc, char **argv)
+/* IMAGE is a disk, not a filesystem: the dispatcher opens nothing. */
+int cmd_partitions(struct cmd_ctx *ctx)
 {
-	struct cmd_common co = { 0 };
-	struct cmd_operands ops;
+	const char *disk = ctx->ops.v[0], *why;
 	struct e2map_disk *d;
-	const char *why;
-	int status = cmd_parse(argc, argv, NULL, &co, &ops);
-	int err;
+	int status = 0, err;
 
-	if (status != CMD_PARSED)
-		return status;
-	if ((err = e2map_disk_read(ops.v[0], &d)) < 0) {
+	if ((err = e2map_disk_read(disk, &d)) < 0) {
 		why = e2map_errmsg(NULL);
-		cmd_errorf("partitions: %s: %s", cmd_esc(ops.v[0]),
+		cmd_errorf("partitions: %s: %s", cmd_esc(disk),
 			   *why ? why : e2map_strerror(err));
 		return CMD_EXIT_FAIL;
 	}
-	status = 0;
-	if (co.json)
-		status = print_json(ops.v[0], d);
+	if (ctx->co.json)
+		status = print_json(disk, d);
 	else
-		print_text(ops.v[0], d);
+		print_text(disk, d);
 	e2map_disk_free(d);
 	return status;
 }

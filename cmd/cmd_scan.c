@@ -20,7 +20,7 @@ static const char *const formats[] = { "table", "jsonl", "csv", "body",
 struct scan_opts {
 	int top;
 	int threads;		/* -j N; 0: one per online CPU */
-	struct cmd_common co;
+	struct frag *slots;	/* --top's, made before the image is opened */
 };
 
 /* The current inode's names, borrowed from the path table into one pool. */
@@ -46,6 +46,7 @@ struct totals {
 struct scan_run {
 	const struct scan_opts *o;
 	enum scan_format fmt;
+	bool quiet;
 	e2map_t *m;
 	e2map_paths_t *paths;
 	uint64_t under_ino;	/* PATH's inode, 0: the whole image */
@@ -211,6 +212,25 @@ static int on_record(const struct e2map_record *r, const char *why,
 	return err == -EIO ? err : 0;
 }
 
+/*
+ * The --top slots, as the first thing after the parse: without memory
+ * for them, that is the one error, whatever IMAGE is.
+ */
+static int make_slots(struct cmd_ctx *ctx)
+{
+	struct scan_opts *o = ctx->opts;
+
+	if (!(o->slots = calloc(o->top ? (size_t)o->top : 1,
+				sizeof(*o->slots))))
+		return cmd_fail("scan", -ENOMEM, NULL);
+	return CMD_PARSED;
+}
+
+static void free_slots(void *opts)
+{
+	free(((struct scan_opts *)opts)->slots);
+}
+
 #define FIELD(member) offsetof(struct scan_opts, member)
 
 static const struct cmd_option scan_options[] = {
@@ -253,6 +273,10 @@ const struct cmd_spec scan_spec = {
 "  e2map scan evidence.img /home\n"
 "  e2map scan --format body evidence.img > body && mactime -b body -z UTC\n"
 "  e2map scan --format jsonl -q evidence.img | jq -c 'select(.error)'\n",
+	.opts_size = sizeof(struct scan_opts),
+	.defaults = &(const struct scan_opts){ .top = 10 },
+	.check = make_slots,
+	.free_opts = free_slots,
 };
 
 /* PATH's inode and, for a directory, the prefix of the names under it. */
@@ -369,7 +393,7 @@ static int finish(struct scan_run *run)
 		return cmd_json_print(json_summary(run));
 	if (run->fmt == SCAN_TABLE)
 		print_summary(stdout, run);
-	else if (!run->o->co.quiet)
+	else if (!run->quiet)
 		print_summary(stderr, run);
 	return 0;
 }
@@ -379,7 +403,7 @@ static int scan_image(struct scan_run *run)
 	int err;
 
 	cmd_progress_inodes(&run->progress, run->m, "scan", "inodes",
-			    run->o->co.quiet, true);
+			    run->quiet, true);
 	scan_print_head(run->fmt);
 	err = e2map_scan_records(run->m, (unsigned)run->o->threads, on_record,
 				 run);
@@ -405,30 +429,23 @@ static void run_free(struct scan_run *run)
 	e2map_paths_free(run->paths);
 }
 
-int cmd_scan(int argc, char **argv)
+int cmd_scan(struct cmd_ctx *ctx)
 {
-	struct scan_opts o = { .top = 10 };
-	struct scan_run run = { .o = &o };
-	struct cmd_operands ops;
-	int status = cmd_parse(argc, argv, &o, &o.co, &ops), err;
+	struct scan_opts *o = ctx->opts;
+	struct scan_run run = { .o = o, .m = ctx->m, .top = o->slots,
+				.fmt = (enum scan_format)ctx->co.format,
+				.quiet = ctx->co.quiet };
+	struct cmd_operands *ops = &ctx->ops;
+	int status, err;
 
-	if (status != CMD_PARSED)
-		return status;
-	run.fmt = (enum scan_format)o.co.format;
-	if (!(run.top = calloc(o.top ? (size_t)o.top : 1, sizeof(*run.top))))
-		return cmd_fail("scan", -ENOMEM, NULL);
-	if ((status = cmd_open_image("scan", &o.co, ops.v[0], &run.m))) {
-		free(run.top);
-		return status;
-	}
+	o->slots = NULL;	/* run_free frees them now */
 	/* PATH's names are needed first; else the first record builds the
 	 * table while the workers go on making records. */
-	if (ops.n > 1 && (err = e2map_paths_build(run.m, &run.paths)) < 0)
+	if (ops->n > 1 && (err = e2map_paths_build(run.m, &run.paths)) < 0)
 		status = cmd_fail("scan: paths", err, e2map_errmsg(run.m));
-	else if (ops.n < 2 ||
-		 !(status = resolve_under(&run, ops.v[0], ops.v[1])))
+	else if (ops->n < 2 ||
+		 !(status = resolve_under(&run, ctx->image, ops->v[1])))
 		status = scan_image(&run);
 	run_free(&run);
-	e2map_close(run.m);
 	return status;
 }

@@ -22,7 +22,7 @@ struct seek_opts {
 	unsigned want;		/* WANT() bits still to print */
 	bool repeat;		/* -r */
 	bool show_start;	/* -s */
-	struct cmd_common co;
+	int64_t start;		/* OFFSET */
 };
 
 /* One printed line: lseek(start, kind) gave result (< 0: -errno). */
@@ -171,16 +171,16 @@ static int print_json(const char *path, const struct seek_run *run)
  * result that did not move forward is reported by seek_f itself.  Both
  * exit 0, as xfs_io does.
  */
-static void report_text_errors(const struct seek_opts *o, const char *image,
-			       const char *path, const struct seek_run *run,
-			       const e2map_t *m)
+static void report_text_errors(const struct cmd_ctx *ctx,
+			       const struct seek_run *run)
 {
 	const struct seek_line *last = run->n ? &run->v[run->n - 1] : NULL;
 
 	fflush(stdout);
 	if (last && last->result < 0 && last->result != -ENXIO) {
 		fprintf(stderr, "%s\n", cmd_tool_strerror((int)last->result));
-		cmd_why(&o->co, "seek", image, path, (int)last->result, m);
+		cmd_why(&ctx->co, "seek", ctx->image, ctx->path,
+			(int)last->result, ctx->m);
 	}
 	if (run->bad)
 		fprintf(stderr, "Invalid seek result: lseek(<fd>, %lld, "
@@ -190,23 +190,24 @@ static void report_text_errors(const struct seek_opts *o, const char *image,
 }
 
 /* Print the run; returns the exit status. */
-static int report(const struct seek_opts *o, const char *image,
-		  const char *path, const struct seek_run *run, e2map_t *m)
+static int report(const struct cmd_ctx *ctx, const struct seek_run *run)
 {
+	const struct seek_opts *o = ctx->opts;
+	const char *image = ctx->image, *path = ctx->path;
 	const struct seek_line *last = run->n ? &run->v[run->n - 1] : NULL;
 	bool failed = last && last->result < 0 && last->result != -ENXIO;
 	int err;
 
-	if (!o->co.json) {
+	if (!ctx->co.json) {
 		print_text(o, run);
-		report_text_errors(o, image, path, run, m);
+		report_text_errors(ctx, run);
 		return 0;
 	}
 	if (!failed && !run->bad && (err = print_json(path, run)) < 0)
 		return cmd_fail("seek", err, NULL);
 	if (failed)
 		return cmd_fail_file("seek", image, path, (int)last->result,
-				     m);
+				     ctx->m);
 	if (run->bad) {
 		cmd_errorf("seek: %s:%s: invalid seek result: lseek(<fd>, "
 			   "%lld, SEEK_%s) = %lld", cmd_esc(image),
@@ -218,27 +219,15 @@ static int report(const struct seek_opts *o, const char *image,
 	return 0;
 }
 
-static int seek_one(struct seek_opts *o, const char *image, const char *path,
-		    int64_t start)
+/* OFFSET's syntax, before the image is opened. */
+static int check_offset(struct cmd_ctx *ctx)
 {
-	struct seek_run run = { 0 };
-	e2map_t *m = NULL;
-	e2map_file_t *f = NULL;
-	int status, err;
+	struct seek_opts *o = ctx->opts;
 
-	status = cmd_open_image("seek", &o->co, image, &m);
-	if (status)
-		return status;
-	status = cmd_tool_open("seek", &o->co, m, image, path, &f);
-	if (!status) {
-		err = run_seek(f, o, start, &run);
-		status = err < 0 ? cmd_fail_file("seek", image, path, err, m)
-				 : report(o, image, path, &run, m);
-	}
-	free(run.v);
-	e2map_file_close(f);
-	e2map_close(m);
-	return status;
+	if (e2map_parse_bytes(ctx->ops.v[2], &o->start) < 0)
+		return cmd_usage_error("seek", "invalid offset '%s'",
+				       cmd_esc(ctx->ops.v[2]));
+	return CMD_PARSED;
 }
 
 #define FIELD(member) offsetof(struct seek_opts, member)
@@ -285,19 +274,19 @@ const struct cmd_spec seek_spec = {
 	.notes =
 "OFFSET takes xfs_io's units: 0x.. hex, 0.. octal, suffix b (4096), s (512),\n"
 "k, m, g, t, p, e.\n",
+	.opts_size = sizeof(struct seek_opts),
+	.check = check_offset,
 };
 
-int cmd_seek(int argc, char **argv)
+int cmd_seek(struct cmd_ctx *ctx)
 {
-	struct seek_opts o = { 0 };
-	struct cmd_operands ops;
-	int64_t start;
-	int status = cmd_parse(argc, argv, &o, &o.co, &ops);
+	struct seek_opts *o = ctx->opts;
+	struct seek_run run = { 0 };
+	int err = run_seek(ctx->f, o, o->start, &run), status;
 
-	if (status != CMD_PARSED)
-		return status;
-	if (e2map_parse_bytes(ops.v[2], &start) < 0)
-		return cmd_usage_error("seek", "invalid offset '%s'",
-				       cmd_esc(ops.v[2]));
-	return seek_one(&o, ops.v[0], ops.v[1], start);
+	status = err < 0 ? cmd_fail_file("seek", ctx->image, ctx->path, err,
+					 ctx->m)
+			 : report(ctx, &run);
+	free(run.v);
+	return status;
 }

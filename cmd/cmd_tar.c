@@ -24,7 +24,6 @@
 
 struct tar_opts {
 	const char *file;
-	struct cmd_common co;
 };
 
 struct region {
@@ -413,6 +412,7 @@ const struct cmd_spec tar_spec = {
 "Examples:\n"
 "  e2map tar evidence.img > evidence.tar\n"
 "  e2map tar -f home.tar evidence.img /home\n",
+	.opts_size = sizeof(struct tar_opts),
 };
 
 static int open_archive(struct tar_run *t, const char *file)
@@ -460,35 +460,27 @@ static int finish(struct tar_run *t, int fd, bool own, int walked)
 	return t->fatal || t->failures ? CMD_EXIT_FAIL : status;
 }
 
-int cmd_tar(int argc, char **argv)
+int cmd_tar(struct cmd_ctx *ctx)
 {
-	struct tar_opts o = { 0 };
-	struct tar_run t = { 0 };
-	struct cmd_operands ops;
-	const char *path;
-	int status = cmd_parse(argc, argv, &o, &o.co, &ops), fd, r;
+	const struct tar_opts *o = ctx->opts;
+	const char *path = ctx->ops.n > 1 ? ctx->ops.v[1] : "/";
+	struct tar_run t = { .m = ctx->m, .image = ctx->image };
+	int status, fd, r;
 
-	if (status != CMD_PARSED)
-		return status;
-	path = ops.n > 1 ? ops.v[1] : "/";
-	if ((status = cmd_open_image("tar", &o.co, ops.v[0], &t.m)))
-		return status;
-	t.image = ops.v[0];
 	t.root = !path[strspn(path, "/")];
 	t.strip = t.root ? strlen(path) : 0;
-	if (!(t.buf = malloc(CHUNK)) || (fd = open_archive(&t, o.file)) < 0) {
+	if (!(t.buf = malloc(CHUNK)) || (fd = open_archive(&t, o->file)) < 0) {
 		status = t.buf ? CMD_EXIT_FAIL : cmd_fail("tar", -ENOMEM, NULL);
 		goto out;
 	}
-	cmd_progress_inodes(&t.progress, t.m, "tar", "files", o.co.quiet,
+	cmd_progress_inodes(&t.progress, t.m, "tar", "files", ctx->co.quiet,
 			    false);
 	r = e2map_tree_walk(t.m, path, on_entry, &t);
 	cmd_progress_end(&t.progress);
-	status = finish(&t, fd, o.file != NULL, r);
+	status = finish(&t, fd, o->file != NULL, r);
 out:
 	free(t.buf);
 	free(t.name);
 	free(t.map);
-	e2map_close(t.m);
 	return status;
 }

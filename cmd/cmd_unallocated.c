@@ -8,10 +8,6 @@
 #include <errno.h>
 #include <inttypes.h>
 
-struct unalloc_opts {
-	struct cmd_common co;
-};
-
 static const struct cmd_option unalloc_options[] = {
 	CMD_OPT_RANGE_FORMAT,
 	CMD_OPT_OFFSET,
@@ -41,7 +37,7 @@ const struct cmd_spec unallocated_spec = {
 static int print_range(const struct e2map_unalloc *u, void *payload)
 {
 	const enum cmd_range_format *fmt = payload;
-	struct cmd_jline l;
+	struct cmd_jline l = { 0 };
 	int err;
 
 	if (*fmt == CMD_RANGES_TABLE) {
@@ -66,33 +62,21 @@ static int print_range(const struct e2map_unalloc *u, void *payload)
 	return err;
 }
 
-int cmd_unallocated(int argc, char **argv)
+int cmd_unallocated(struct cmd_ctx *ctx)
 {
-	struct unalloc_opts o = { 0 };
-	struct cmd_operands ops;
+	enum cmd_range_format fmt = (enum cmd_range_format)ctx->co.format;
 	e2map_blockmap_t *b = NULL;
-	enum cmd_range_format fmt;
-	e2map_t *m;
-	int status = cmd_parse(argc, argv, &o, &o.co, &ops), err;
+	int status = 0, err;
 
-	if (status != CMD_PARSED)
-		return status;
-	if ((status = cmd_open_image("unallocated", &o.co, ops.v[0], &m)))
-		return status;
-	fmt = (enum cmd_range_format)o.co.format;
-	if ((err = e2map_blockmap_build(m, &b)) < 0) {
-		status = cmd_fail("unallocated", err, e2map_errmsg(m));
-		goto out;
-	}
+	if ((err = e2map_blockmap_build(ctx->m, &b)) < 0)
+		return cmd_fail("unallocated", err, e2map_errmsg(ctx->m));
 	if (fmt == CMD_RANGES_TABLE)
 		printf("%-9s %16s %14s %8s\n", "KIND", "OFFSET", "LENGTH",
 		       "INO");
 	else if (fmt == CMD_RANGES_CSV)
 		printf("kind,offset,length,ino\r\n");
-	if ((err = e2map_unallocated(m, b, print_range, &fmt)) < 0)
+	if ((err = e2map_unallocated(ctx->m, b, print_range, &fmt)) < 0)
 		status = cmd_fail("write error on stdout", err, NULL);
-out:
 	e2map_blockmap_free(b);
-	e2map_close(m);
 	return status;
 }

@@ -123,17 +123,19 @@ static void spec_of(const struct cmd_option *o, bool both, struct text *t)
 		add(t, "%s%s", i ? "|" : " ", o->choices[i]);
 }
 
+static int usage(const struct e2map_cmd *c);
+
 /* After getopt's '?': "e2map: NAME: invalid option ...", the usage. */
-static int bad_option(const char *name, char **argv)
+static int bad_option(const struct e2map_cmd *c, char **argv)
 {
 	/* optopt holds a short option's letter; a long one is in argv. */
 	if (optopt > 0 && optopt < LONG_CODE(0))
-		cmd_usage_error(name, "invalid option or missing argument: "
+		cmd_usage_error(c->name, "invalid option or missing argument: "
 				"'-%c'", optopt);
 	else
-		cmd_usage_error(name, "invalid option or missing argument: "
+		cmd_usage_error(c->name, "invalid option or missing argument: "
 				"'%s'", cmd_esc(argv[optind - 1]));
-	return cmd_usage(name);
+	return usage(c);
 }
 
 /* --format ARG: ARG's index in the choices, or the usage error. */
@@ -193,10 +195,9 @@ static bool operands_fit(const struct cmd_spec *sp, int n)
 	       (sp->max_operands < 0 || n <= sp->max_operands);
 }
 
-int cmd_parse(int argc, char **argv, void *opts, struct cmd_common *co,
-	      struct cmd_operands *ops)
+int cmd_parse(const struct e2map_cmd *c, int argc, char **argv, void *opts,
+	      struct cmd_common *co, struct cmd_operands *ops)
 {
-	const struct e2map_cmd *c = cmd_find(argv[0]);
 	const struct cmd_option *o;
 	struct getopt_table t;
 	unsigned seen = 0;
@@ -214,7 +215,7 @@ int cmd_parse(int argc, char **argv, void *opts, struct cmd_common *co,
 		if (code == HELP_CODE || (code == 'h' && !o))
 			return cmd_help(c), 0;
 		if (!o)
-			return bad_option(c->name, argv);
+			return bad_option(c, argv);
 		status = apply(c->name, o, optarg, opts, co);
 		if (status != CMD_PARSED)
 			return status;
@@ -224,7 +225,7 @@ int cmd_parse(int argc, char **argv, void *opts, struct cmd_common *co,
 	ops->v = argv + optind;
 	if (!required_given(c->spec->options, seen) ||
 	    !operands_fit(c->spec, ops->n))
-		return cmd_usage(c->name);
+		return usage(c);
 	return CMD_PARSED;
 }
 
@@ -261,12 +262,10 @@ static void print_usage(FILE *out, const struct e2map_cmd *c)
 	fputc('\n', out);
 }
 
-int cmd_usage(const char *name)
+/* "usage: e2map NAME OPTIONS OPERANDS" on stderr. */
+static int usage(const struct e2map_cmd *c)
 {
-	const struct e2map_cmd *c = cmd_find(name);
-
-	if (c)
-		print_usage(stderr, c);
+	print_usage(stderr, c);
 	return CMD_EXIT_USAGE;
 }
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Helpers every command shares: the one-line error printer for e2map's own
- * errors ("e2map: WHAT: REASON (detail)", style guide §4, control bytes
- * escaped), opening an image (with its warnings), and opening a file with
- * the messages of the mirrored tool.  Options are parse.c's.
+ * Helpers every command shares, and the parser: the one-line error
+ * printer for e2map's own errors ("e2map: WHAT: REASON (detail)", style
+ * guide §4, control bytes escaped), the tools' quoting and words for an
+ * errno, a growing array.  They call nothing of the CLI's: the parser's
+ * test links this file and parse.c alone.  Options are parse.c's; the
+ * opens, open.c's.
  */
 #include "cmd.h"
 
@@ -92,109 +94,10 @@ void cmd_why(const struct cmd_common *co, const char *cmd, const char *image,
 		cmd_fail_file(cmd, image, path, err, m);
 }
 
-/* One warning line each for what e2map_image_state reports. */
-static void warn_state(e2map_t *m, const char *image)
-{
-	int state = e2map_image_state(m);
-
-	if (state < 0)
-		return;		/* no mount table: nothing to warn of */
-	if (state & E2MAP_IMAGE_MOUNTED)
-		cmd_errorf("warning: %s is mounted; answers may be stale",
-			   cmd_esc(image));
-	if (state & E2MAP_IMAGE_NEEDS_RECOVERY)
-		cmd_errorf("warning: %s: the journal needs recovery; answers "
-			   "are those of the image as it lies (the kernel's "
-			   "ro,noload view), not after recovery",
-			   cmd_esc(image));
-}
-
-int cmd_open_image(const char *cmd, const struct cmd_common *co,
-		   const char *image, e2map_t **out)
-{
-	char opts[64] = "";
-	const char *why;
-	int64_t off;
-	int err, part;
-
-	if (co->offset) {
-		if (e2map_parse_bytes(co->offset, &off) < 0)
-			return cmd_usage_error(cmd, "invalid --offset '%s'",
-					       cmd_esc(co->offset));
-		snprintf(opts, sizeof(opts), "offset=%lld", (long long)off);
-	}
-	if (co->partition) {
-		if (cmd_parse_count(co->partition, &part) < 0 || part < 1)
-			return cmd_usage_error(cmd, "invalid --partition '%s'",
-					       cmd_esc(co->partition));
-		snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts),
-			 "%spartition=%d", opts[0] ? "," : "", part);
-	}
-	if (co->replay)
-		snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts),
-			 "%sreplay", opts[0] ? "," : "");
-	err = e2map_open(image, opts[0] ? opts : NULL, out);
-	if (err < 0) {
-		/* The library's words say more than the errno, once. */
-		why = e2map_errmsg(NULL);
-		cmd_errorf("%s: %s: %s", cmd, cmd_esc(image),
-			   *why ? why : e2map_strerror(err));
-		return CMD_EXIT_FAIL;
-	}
-	warn_state(*out, image);
-	return 0;
-}
-
 /* strerror, as the tools print it (not e2map's words for EUCLEAN). */
 const char *cmd_tool_strerror(int err)
 {
 	return strerror(err < 0 ? -err : err);
-}
-
-/*
- * xfs_io's openfile: stat(2) first, any failure but ENOENT is "stat:
- * REASON"; then open(2), whose failure is "PATH: REASON".  filefrag
- * opens first: "open: REASON".  The path is printed as typed.
- */
-static void tool_open_error(bool filefrag, const char *path, int err,
-			    bool at_stat)
-{
-	fflush(stdout);
-	if (filefrag)
-		fprintf(stderr, "open: %s\n", cmd_tool_strerror(err));
-	else if (at_stat)
-		fprintf(stderr, "stat: %s\n", cmd_tool_strerror(err));
-	else
-		fprintf(stderr, "%s: %s\n", path, cmd_tool_strerror(err));
-}
-
-int cmd_tool_open(const char *cmd, const struct cmd_common *co,
-		  e2map_t *m, const char *image, const char *path,
-		  e2map_file_t **out)
-{
-	bool filefrag = !strcmp(cmd, "filefrag");
-	int flags = co->nofollow ? E2MAP_O_NOFOLLOW : 0;
-	struct e2map_stat st;
-	int err = 0;
-
-	*out = NULL;
-	/* The tools cannot name an inode by number: no message to mirror. */
-	if (path[0] == '<') {
-		err = e2map_file_open_flags(m, path, flags, out);
-		return err < 0 ? cmd_fail_file(cmd, image, path, err, m) : 0;
-	}
-	if (!filefrag && (err = e2map_stat(m, path, &st)) < 0 &&
-	    err != -ENOENT) {
-		tool_open_error(filefrag, path, err, true);
-		cmd_why(co, cmd, image, path, err, m);
-		return CMD_EXIT_FAIL;
-	}
-	if (!err && (err = e2map_file_open_flags(m, path, flags, out)) == 0)
-		return 0;
-	tool_open_error(filefrag, path, err, false);
-	cmd_why(co, cmd, image, path, err, m);
-	/* xfs_io exits 1 when it cannot open its file; filefrag, the errno. */
-	return filefrag ? -err : CMD_EXIT_FAIL;
 }
 
 static bool shell_safe(unsigned char c, bool colon)
