@@ -35,6 +35,12 @@ images() {
 		-J size=4,fast_commit_size=256 -O fast_commit,^metadata_csum,^64bit
 	step=fc_changes one 78 dirty-fc-inline-4k 16M commit=600 -t ext4 \
 		-b 4096 -J size=4,fast_commit_size=256 -O fast_commit,inline_data
+	# Neither hash flag in the superblock (cleared before the first
+	# mount: the kernel then hashes unsigned), names with bytes >= 0x80
+	# in an htree directory before the crash and added by fast commits.
+	step=fc_nohash base=fc_nohash_baseline noflags=1 one 79 \
+		dirty-fc-nohashflag-4k 16M commit=600 -t ext4 -b 4096 \
+		-J size=4,fast_commit_size=256 -O fast_commit
 	# The first fast commit damaged (the kernel refuses the mount), and
 	# the last (it replays the others and stops there).
 	damaged dirty-fc-4k first dirty-fc-badfirst-4k
@@ -141,6 +147,51 @@ fc_changes() {
 	xfs_io -f -c "pwrite -q -S 0x68 0 $((6 * bs))" -c fsync "$mnt/d/late"
 }
 
+# NAME I: the I-th name with bytes >= 0x80 (UTF-8 e-acute, raw 0xff and
+# 0x80, Latin-1 e-acute), one in four plain ASCII.
+hiname() {
+	case $(($2 % 4)) in
+	0) printf '%s-\xc3\xa9t\xc3\xa9-%d' "$1" "$2" ;;
+	1) printf '%s-\xff\xfe-%d' "$1" "$2" ;;
+	2) printf '\x80%s\xe9-%d' "$1" "$2" ;;
+	3) printf '%s-plain-%d' "$1" "$2" ;;
+	esac
+}
+
+# An htree directory "h" of 400 names (4 leaves and more), most with
+# bytes >= 0x80.
+fc_nohash_baseline() {
+	local bs=$1 i
+
+	mkdir "$mnt/h"
+	for i in $(seq 1 400); do
+		echo "$i" > "$mnt/h/$(hiname old "$i")"
+	done
+	echo x > "$mnt/data"
+}
+
+# Names added to "h" and some removed, logged by fast commits.
+fc_nohash() {
+	local bs=$1 i
+
+	xfs_io -f -c fsync "$mnt/first"
+	# The mount set the unsigned flag (the superblock in the journal):
+	# a freeze checkpoints it, cleared again in the copy (one_try).
+	fsfreeze -f "$mnt"
+	fsfreeze -u "$mnt"
+	# A full commit (an fsync of a directory) in the journal again:
+	# without one the journal is empty and its fast commits ignored.
+	mkdir "$mnt/after"
+	xfs_io -c fsync "$mnt/after" "$mnt"
+	for i in $(seq 1 120); do
+		echo "$i" > "$mnt/h/$(hiname new "$i")"
+	done
+	for i in $(seq 5 10 400); do
+		rm "$mnt/h/$(hiname old "$i")"
+	done
+	xfs_io -c "pwrite -q -S 0x69 0 $((2 * bs))" -c fsync "$mnt/data"
+}
+
 fc_baseline() {
 	local bs=$1
 
@@ -170,9 +221,10 @@ one_try() {
 
 	shift 4
 	gen_mkfs "$n" "$img" "$size" "$@"
+	[ -z "${noflags:-}" ] || debugfs -w -R 'ssv flags 0' "$img" 2>/dev/null
 	bs=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Block size:/ {print $3}')
 	mount -o loop "$img" "$mnt"
-	if [ "${step:-}" = fc_changes ]; then fc_baseline "$bs"; else baseline "$bs"; fi
+	if [ "${step:-}" = fc_changes ]; then fc_baseline "$bs"; else "${base:-baseline}" "$bs"; fi
 	umount "$mnt"
 	mount -o "loop${mopts:+,$mopts}" "$img" "$mnt"
 	"${step:-changes}" "$bs"
@@ -180,12 +232,21 @@ one_try() {
 	# has been written in place yet.
 	cp --sparse=always "$img" "$work/$name.dirty"
 	umount "$mnt"
+	[ -z "${noflags:-}" ] ||
+		debugfs -w -R 'ssv flags 0' "$work/$name.dirty" 2>/dev/null
+	if [ -n "${noflags:-}" ] && { dumpe2fs -h "$work/$name.dirty" 2>/dev/null |
+		grep -q '^Filesystem flags:.*_directory_hash' ||
+		debugfs -R 'logdump -a' "$work/$name.dirty" 2>/dev/null |
+		grep -q 'FS block 0 logged'; }; then
+		echo "mkdirty: $name: a hash flag in the superblock or its journal copy" >&2
+		return 1
+	fi
 	if ! dumpe2fs -h "$work/$name.dirty" 2>/dev/null |
 		grep -q '^Filesystem features:.*needs_recovery'; then
 		echo "mkdirty: $name: the copy does not need recovery" >&2
 		exit 1
 	fi
-	if [ "${step:-}" = fc_changes ]; then
+	if [ "${step:-}" = fc_changes ] || [ "${step:-}" = fc_nohash ]; then
 		debugfs -R logdump "$work/$name.dirty" 2>/dev/null |
 			grep -q 'tag ADD_RANGE' || return 1
 	else
