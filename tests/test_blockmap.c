@@ -8,6 +8,9 @@
  *    bitmap marks free;
  *  - `icheck` of every block an inode owns: debugfs names one of the
  *    inodes the map gives that block, and finds no owner for none of them.
+ *  - the layout: every block dumpe2fs names as a superblock copy,
+ *    descriptor block (meta_bg copies included), reserved GDT block,
+ *    bitmap or inode table has that kind in the map, and no other does.
  * And e2map_unallocated: its free ranges are dumpe2fs's "Free blocks";
  * each regular file's past-EOF bytes are what the kernel's FIEMAP mapped
  * past EOF (the scan recordings), its tail the rest of the EOF block; an
@@ -186,6 +189,93 @@ static void check_icheck(struct map *mp)
 		     answered);
 }
 
+/*
+ * The group layout against dumpe2fs's: each block it names as a
+ * superblock copy, descriptor block (the whole table below
+ * s_first_meta_bg, a meta group's copies from it on), reserved GDT block,
+ * bitmap or inode table has that kind in the map, and the map gives those
+ * kinds to no other block.
+ */
+static void check_layout(struct map *mp)
+{
+	static const struct {
+		const char *at;		/* then FIRST[-LAST] */
+		enum e2map_owner_kind kind;
+	} pats[] = {
+		{ "superblock at ", E2MAP_OWNER_SUPERBLOCK },
+		{ "Group descriptors at ", E2MAP_OWNER_GDT },
+		{ "Group descriptor at ", E2MAP_OWNER_GDT },
+		{ "Reserved GDT blocks at ", E2MAP_OWNER_RESERVED_GDT },
+		{ "Block bitmap at ", E2MAP_OWNER_BLOCK_BITMAP },
+		{ "Inode bitmap at ", E2MAP_OWNER_INODE_BITMAP },
+		{ "Inode table at ", E2MAP_OWNER_INODE_TABLE },
+	};
+	unsigned char *want = calloc(mp->total + 1, 1);
+	char cmd[512], *line = NULL;
+	size_t cap = 0, i, n = e2map_blockmap_count(mp->b), named = 0;
+	FILE *f;
+
+	cr_assert(want);
+	snprintf(cmd, sizeof(cmd), "dumpe2fs %s 2>/dev/null", mp->img);
+	cr_assert((f = popen(cmd, "r")));
+	while (getline(&line, &cap, f) > 0) {
+		for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+			char *p = line;
+			unsigned long long lo, hi, b;
+			int used;
+
+			while ((p = strstr(p, pats[i].at))) {
+				p += strlen(pats[i].at);
+				if (sscanf(p, "%llu%n", &lo, &used) != 1)
+					break;
+				p += used;
+				hi = lo;
+				if (*p == '-' && sscanf(p + 1, "%llu%n", &hi,
+							&used) == 1)
+					p += 1 + used;
+				for (b = lo; b <= hi && b < mp->total; b++) {
+					want[b] = pats[i].kind;
+					named++;
+				}
+			}
+		}
+	}
+	pclose(f);
+	free(line);
+	cr_assert_gt(named, 0, "no layout lines from dumpe2fs");
+	for (i = 0; i < n; i++) {
+		const struct e2map_owner *o = e2map_blockmap_get(mp->b, i);
+
+		if (o->kind < E2MAP_OWNER_SUPERBLOCK ||
+		    o->kind > E2MAP_OWNER_INODE_TABLE)
+			continue;
+		for (uint64_t b = o->start; b < o->start + o->count &&
+		     b < mp->total; b++)
+			cr_expect_eq(want[b], o->kind, "block %" PRIu64 ": "
+				     "e2map %s, dumpe2fs %s", b,
+				     e2map_owner_kind_name(o->kind),
+				     want[b] ? e2map_owner_kind_name(want[b]) :
+				     "nothing");
+	}
+	/* The reserved GDT blocks are also the resize inode's: find any
+	 * range of that kind, not the first one holding the block. */
+	for (i = 0; i < n; i++) {
+		const struct e2map_owner *o = e2map_blockmap_get(mp->b, i);
+
+		if (o->kind < E2MAP_OWNER_SUPERBLOCK ||
+		    o->kind > E2MAP_OWNER_INODE_TABLE)
+			continue;
+		for (uint64_t b = o->start; b < o->start + o->count &&
+		     b < mp->total; b++)
+			if (want[b] == o->kind)
+				want[b] = 0;	/* found */
+	}
+	for (uint64_t b = 0; b < mp->total; b++)
+		cr_expect(!want[b], "block %" PRIu64 ": dumpe2fs %s, not in "
+			  "e2map's map", b, e2map_owner_kind_name(want[b]));
+	free(want);
+}
+
 static void image(const char *name)
 {
 	struct map mp;
@@ -196,6 +286,7 @@ static void image(const char *name)
 	check_cover(&mp);
 	check_free(&mp);
 	check_icheck(&mp);
+	check_layout(&mp);
 	unload(&mp);
 }
 
@@ -212,6 +303,16 @@ Test(blockmap, ext4_inline) { image("ext4-inline"); }
 Test(blockmap, xattr_4k) { image("xattr-4k"); }
 Test(blockmap, special_1k) { image("special-1k"); }
 Test(blockmap, ext4_deep) { image("ext4-deep"); }
+/* meta_bg (scripts/gen/mkmetabg.sh): descriptor copies by meta group from
+ * s_first_meta_bg on, the whole table below it */
+Test(blockmap, metabg_0_1k) { image("metabg-0-1k"); }
+Test(blockmap, metabg_1_1k) { image("metabg-1-1k"); }
+Test(blockmap, metabg_2_1k32) { image("metabg-2-1k32"); }
+Test(blockmap, metabg_3_1k) { image("metabg-3-1k"); }
+Test(blockmap, metabg_1_4k) { image("metabg-1-4k"); }
+Test(blockmap, metabg_2_ext2) { image("metabg-2-ext2"); }
+Test(blockmap, metabg_1_bigalloc) { image("metabg-1-bigalloc"); }
+Test(blockmap, metabg_0_bigalloc) { image("metabg-0-bigalloc"); }
 
 /* Damaged images: the map is built (or the build fails cleanly) and still
  * covers every block in order; under the sanitizers, no bad read. */

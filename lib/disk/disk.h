@@ -79,8 +79,9 @@ struct e2map_group {
 	uint64_t super, gdt, reserved;
 };
 uint64_t e2map__group_base(ext2_filsys fs, dgrp_t g, struct e2map_group *out);
-/* group.c: ext4_calculate_overhead, in blocks (statfs's f_blocks is the
- * block count less this, where s_overhead_clusters is 0) */
-uint64_t e2map__overhead(ext2_filsys fs);
+/* group.c: ext4_calculate_overhead, in blocks, into *BLOCKS (statfs's
+ * f_blocks is the block count less this, unless a bigalloc superblock
+ * records s_overhead_clusters); 0 or -ENOMEM */
+int e2map__overhead(ext2_filsys fs, uint64_t *blocks);
 
 #endif /* E2MAP_DISK_H */

@@ -405,7 +405,9 @@ E2MAP_API int e2map_extract(e2map_t *m, const char *path, const char *dest,
 struct e2map_statfs {
 	uint32_t type;		/* 0xEF53 */
 	uint32_t bsize;		/* block size */
-	uint64_t blocks;	/* blocks less the filesystem's own overhead */
+	uint64_t blocks;	/* f_blocks: the block count less the overhead
+				 * the kernel counts at mount (a bigalloc
+				 * superblock's s_overhead_clusters if set) */
 	uint64_t files;		/* f_files: the inode count */
 	uint64_t ffree;		/* f_ffree: the groups' free inodes */
 };

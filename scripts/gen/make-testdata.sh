@@ -22,9 +22,10 @@ out=${1:-$here/../../testdata}
 "$here/mktimes.sh" "$out"	# scan's records only (record/scan.sh below)
 "$here/mkxattr.sh" "$out"	# xattrs only (record/xattr.sh below)
 RECORD=1 "$here/mkzone.sh" "$out"	# recorded there, with fewer goldens
+RECORD=1 "$here/mkmetabg.sh" "$out"	# recorded there, statfs too
 for img in "$out"/*.img.gz; do
 	name=$(basename "$img" .img.gz)
-	case $name in hash-*|cf-*|zone-*|linear-*|times*|xattr-*) continue ;; esac	# recorded by their scripts, or scan only
+	case $name in hash-*|cf-*|zone-*|metabg-*|ovh-*|linear-*|times*|xattr-*) continue ;; esac	# recorded by their scripts, or scan only
 	MAXFILES=1000000 MAXEMPTY=1000000 GOLDEN_MAXFILES=1000000 \
 		GOLDEN_MAXBYTES=1000000000 "$here/../record/record.sh" "$img" "$out"
 	gzip -9 -n -f "$out/$name.calls" "$out/$name.golden"

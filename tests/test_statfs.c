@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * e2map_statfs against statfs(2) on the kernel's mount: every
+ * testdata/NAME.statfs (scripts/record/statfs.sh: mount -o
+ * loop,ro,noload, or loop,ro where noload is not taken) holds the
+ * kernel's answer for testdata/NAME.img.gz, whose sha256 it names.  Each
+ * field e2map reports is compared and named when it differs: type, bsize,
+ * blocks (f_blocks: the block count less ext4_calculate_overhead, or a
+ * bigalloc superblock's s_overhead_clusters), files and ffree.
+ *
+ * The meta_bg images of scripts/gen/mkmetabg.sh (s_first_meta_bg 0 to 3,
+ * 1 and 4 KiB blocks, 32 and 64-byte descriptors, ext2, bigalloc, and a
+ * recorded overhead the kernel ignores) must all be recorded.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include <dirent.h>
+#include <e2map.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "calls.h"
+#include "fixture.h"
+
+struct recording {
+	char name[256];		/* NAME of NAME.statfs; "" = none found */
+};
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(((const struct recording *)a)->name,
+		      ((const struct recording *)b)->name);
+}
+
+static void free_params(struct criterion_test_params *crp)
+{
+	cr_free(crp->params);
+}
+
+ParameterizedTestParameters(statfs, image)
+{
+	struct recording *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+	DIR *d = opendir(fixture_testdata());
+	struct dirent *de;
+
+	while (d && (de = readdir(d)) != NULL) {
+		char *dot = strstr(de->d_name, ".statfs");
+
+		if (!dot || strcmp(dot, ".statfs") ||
+		    (size_t)(dot - de->d_name) >= sizeof(v->name))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			if (!(nv = realloc(v, cap * sizeof(*v))))
+				break;
+			v = nv;
+		}
+		snprintf(v[n++].name, sizeof(v->name), "%.*s",
+			 (int)(dot - de->d_name), de->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_names);
+	nv = cr_calloc(n ? n : 1, sizeof(*nv));
+	if (n)
+		memcpy(nv, v, n * sizeof(*v));
+	free(v);
+	return cr_make_param_array(struct recording, nv, n ? n : 1,
+				   free_params);
+}
+
+/* The fields of a recording that e2map_statfs reports. */
+struct want {
+	uint64_t type, bsize, blocks, files, ffree;
+	unsigned seen;		/* a bit a field */
+	char sha[65];
+};
+
+static const struct field {
+	const char *name;
+	size_t off;
+} fields[] = {
+	{ "type", offsetof(struct want, type) },
+	{ "bsize", offsetof(struct want, bsize) },
+	{ "blocks", offsetof(struct want, blocks) },
+	{ "files", offsetof(struct want, files) },
+	{ "ffree", offsetof(struct want, ffree) },
+};
+#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+
+static void parse(const char *path, char *text, struct want *w)
+{
+	char *save = NULL, *line, key[32], *end;
+	unsigned long long val;
+	int at;
+
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		const char *sha = strstr(line, " sha256 ");
+
+		if (!strncmp(line, "# image: ", 9) && sha &&
+		    strspn(sha + 8, "0123456789abcdef") == 64)
+			snprintf(w->sha, sizeof(w->sha), "%.64s", sha + 8);
+		if (line[0] == '#' || !line[0])
+			continue;
+		/* Unsigned, in full: a wrapped f_blocks is above 2^63. */
+		cr_assert(sscanf(line, "%31s %n", key, &at) == 1 &&
+			  (val = strtoull(line + at, &end, 0), end > line + at) &&
+			  !*end, "%s: malformed line: %s", path, line);
+		for (size_t i = 0; i < NFIELDS; i++)
+			if (!strcmp(key, fields[i].name)) {
+				*(uint64_t *)((char *)w + fields[i].off) = val;
+				w->seen |= 1u << i;
+			}
+	}
+	for (size_t i = 0; i < NFIELDS; i++)
+		cr_assert(w->seen & (1u << i), "%s: no %s line", path,
+			  fields[i].name);
+	cr_assert(w->sha[0], "%s: no \"# image: NAME.img sha256 HEX\" line",
+		  path);
+}
+
+static char *img;
+
+static void remove_scratch(void)
+{
+	fixture_remove(img);
+	img = NULL;
+}
+
+ParameterizedTest(struct recording *r, statfs, image, .timeout = 60,
+		  .fini = remove_scratch)
+{
+	char path[2048], sha[65], *text;
+	struct e2map_statfs st;
+	struct want w = { 0 };
+	e2map_t *m = NULL;
+	uint64_t got[NFIELDS];
+
+	cr_assert(r->name[0], "no %s/*.statfs (scripts/record/statfs.sh)",
+		  fixture_testdata());
+	snprintf(path, sizeof(path), "%s/%s.statfs", fixture_testdata(),
+		 r->name);
+	cr_assert((text = calls_read_file(path, NULL)), "cannot read %s", path);
+	parse(path, text, &w);
+	free(text);
+	img = fixture_image(r->name);
+	cr_assert(img, "%s: no image %s.img.gz", r->name, r->name);
+	cr_assert(fixture_sha256(img, sha) == 0, "sha256sum %s failed", img);
+	cr_assert(!strcmp(sha, w.sha), "%s: the image is not the one recorded "
+		  "(sha256 %s, recorded %s)", r->name, sha, w.sha);
+	cr_assert(e2map_open(img, NULL, &m) == 0, "e2map_open %s: %s", r->name,
+		  e2map_errmsg(NULL));
+	cr_assert(e2map_statfs(m, &st) == 0, "%s: e2map_statfs: %s", r->name,
+		  e2map_errmsg(m));
+	got[0] = st.type;
+	got[1] = st.bsize;
+	got[2] = st.blocks;
+	got[3] = st.files;
+	got[4] = st.ffree;
+	for (size_t i = 0; i < NFIELDS; i++) {
+		uint64_t want = *(uint64_t *)((char *)&w + fields[i].off);
+
+		cr_expect(got[i] == want, "%s: %s: the kernel says %" PRIu64
+			  ", e2map %" PRIu64, r->name, fields[i].name, want,
+			  got[i]);
+	}
+	e2map_close(m);
+}
+
+/* The meta_bg layouts are recorded: a missing file would pass unnoticed. */
+Test(statfs, meta_bg_recorded)
+{
+	static const char *const names[] = {
+		"metabg-0-1k", "metabg-1-1k", "metabg-2-1k32", "metabg-3-1k",
+		"metabg-1-4k", "metabg-2-ext2", "metabg-1-bigalloc",
+		"metabg-0-bigalloc", "metabg-0-bigalloc-big", "ovh-bigalloc-rsv",
+		"zone-meta",
+		"zone-meta-first",
+	};
+	char path[2048];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s.statfs", fixture_testdata(),
+			 names[i]);
+		cr_expect(access(path, R_OK) == 0, "no %s", path);
+	}
+}
