@@ -20,6 +20,7 @@
 # SUITE-security.  /proc, /sys and /dev are bound into the root, /dev/pts is
 # not (a bare chroot has none); every mount is undone on every way out.
 set -euo pipefail
+{ # read whole before it runs: an edit or checkout meanwhile cannot derail it
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -134,6 +135,7 @@ avail=$(df -Pk "$base" | awk 'NR == 2 { print $4 }')
 [ "$avail" -ge 2500000 ] ||
 	die "$base has $((avail / 1024)) MiB free; the root needs about 2.5 GB (CHECK_FRESH_DIR=DIR)"
 root=$(mktemp -d "$base/e2map-fresh.XXXXXX")
+chmod 755 "$root" # mktemp's 0700 would shut every other user (apt's _apt) out of /
 rm -f "$logs"/*.log
 
 # --- Every way out: end what still runs in the root, undo its mounts,
@@ -299,3 +301,5 @@ total=$(in_root sh -c 'cd /root/e2map && tests/runner --list' 2>/dev/null |
 skipped=$(( total > tested ? total - tested : 0 ))
 say "timings: debootstrap ${t_dbs}s, make run ${t_run}s, make test ${t_test}s, total $(($(date +%s) - t_start))s"
 say "make run ok (${t_run}s), make test ok (${t_test}s): ${passing:-?} passed, $((${failing:-0} + ${crashing:-0})) failed, $skipped skipped (of $total)"
+exit
+}
