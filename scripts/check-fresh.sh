@@ -156,9 +156,10 @@ save_debs() {
 	[ -n "$cache" ] && compgen -G "$a/*.deb" >/dev/null || return 0
 	(
 		flock 9
-		rm -rf "$cache/apt.new" && mkdir -p "$cache/apt.new" &&
-		{ cp -l "$a"/*.deb "$cache/apt.new/" 2>/dev/null ||
-		  cp "$a"/*.deb "$cache/apt.new/"; } &&
+		rm -rf "$cache/apt.new" && mkdir -p "$cache/apt.new" || exit
+		for f in "$a"/*.deb; do
+			ln "$f" "$cache/apt.new/" 2>/dev/null || cp "$f" "$cache/apt.new/" || exit
+		done
 		rm -rf "$cache/apt" && mv "$cache/apt.new" "$cache/apt"
 	) 9>"$cache/.lock"
 }
@@ -251,9 +252,12 @@ in_root() {
 }
 
 # --- 2. What the README has a bare system install first: make. ---
+# The last run's .debs spare the downloads (apt still installs each one).
 if [ -n "$cache" ] && compgen -G "$cache/apt/*.deb" >/dev/null; then
-	cp -l "$cache"/apt/*.deb "$root/var/cache/apt/archives/" 2>/dev/null ||
-		cp "$cache"/apt/*.deb "$root/var/cache/apt/archives/"
+	for f in "$cache"/apt/*.deb; do
+		d=$root/var/cache/apt/archives/${f##*/}
+		[ -e "$d" ] || ln "$f" "$d" 2>/dev/null || cp "$f" "$d"
+	done
 fi
 say "apt-get update; apt-get install make ..."
 if ! in_root sh -c 'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y make' \
