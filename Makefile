@@ -7,6 +7,7 @@
 #   make DEVELOPER=1 ...   warnings are errors (-Werror): development and CI
 #   make check CHECK_FILTER='!(replay/image)'   a subset (Criterion's --filter)
 #   make check-kernel   live differential run against the kernel (root)
+#   make check-fresh    make run + make test in a fresh debootstrapped Debian (root)
 
 # The first rule below is the included config's: `make` alone means all.
 .DEFAULT_GOAL := all
@@ -41,9 +42,7 @@ endif
 # the Makefile is parsed would ask before the install (the first `make
 # run` on a fresh machine failed for want of blkid.h).
 CONFIG := $(BUILD)/config.mk
-# Its rule comes first in this file: a bare `make` still means `make all`.
-.DEFAULT_GOAL := all
-ifneq ($(filter-out clean uninstall deps,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out clean uninstall deps check-fresh,$(or $(MAKECMDGOALS),all)),)
 include $(CONFIG)
 endif
 $(CONFIG): scripts/config.sh scripts/deps.sh
@@ -104,7 +103,7 @@ PROBE := $(BUILD)/tests/probe
 RUNNER := $(BUILD)/tests/runner
 PC := $(BUILD)/e2map.pc
 
-.PHONY: all run test check check-layers check-install check-kernel check-replay install uninstall clean deps fuzz-smoke fuzz-seeds fuzz-disk-smoke fuzz-fc-smoke tsan-smoke bench FORCE
+.PHONY: all run test check check-layers check-install check-kernel check-replay check-fresh install uninstall clean deps fuzz-smoke fuzz-seeds fuzz-disk-smoke fuzz-fc-smoke tsan-smoke bench FORCE
 all: $(LIBA) $(LIBSO) $(E2MAP) $(PC)
 
 # Objects depend on the flags that built them: another CC, CFLAGS or
@@ -221,6 +220,12 @@ check-kernel: all $(PROBE)
 # --replay against the kernel's journal recovery on random dirty images.
 check-replay: all $(PROBE)
 	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) scripts/check/replay.sh $(CHECK_REPLAY_IMAGES)
+
+# The README's two commands, each once, in a minbase Debian 12 root made by
+# debootstrap from a clean clone of HEAD (root; see scripts/check/fresh.sh).
+# Nothing is built here: the point is what a fresh machine builds.
+check-fresh:
+	scripts/check/fresh.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \

@@ -2,8 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Install what building and testing e2map needs, when it is missing (Debian).
 #
-#   scripts/deps.sh [build|bench]   build: only what compiling needs
+#   scripts/deps.sh [build|bench|fresh]   build: only what compiling needs
+#   fresh: only what make check-fresh needs on the host (debootstrap, git)
 set -e
+if [ "${1:-}" = fresh ]; then
+pkgs="debootstrap git"
+else
 # Building: the filesystem, disks and containers, the CLI's formats.
 pkgs="build-essential pkg-config libext2fs-dev comerr-dev libblkid-dev"
 pkgs="$pkgs libewf-dev libvmdk-dev libbfio-dev libvhdi-dev libqcow-dev"
@@ -25,6 +29,7 @@ pkgs="$pkgs rsync"
 fi
 # scripts/deps.sh bench: also what make bench runs (not the tests, not CI)
 [ "${1:-}" != bench ] || pkgs="$pkgs python3 sleuthkit util-linux fuse2fs bc"
+fi
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
