@@ -16,31 +16,9 @@
 set -euo pipefail
 export LC_ALL=C
 
-[ $# = 2 ] || { echo "usage: $0 IMAGE.img[.gz] OUTDIR" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || { echo "record-du: needs root (loop mounts)" >&2; exit 2; }
-src=$1
-mkdir -p "$2"
-out=$(cd "$2" && pwd)
-name=$(basename "$src")
-name=${name%.gz}
-name=${name%.img}
-tmp=$(mktemp -d /tmp/record-du.XXXXXX)
-mnt=$tmp/mnt
-img=$tmp/$name.img
-mkdir "$mnt"
-trap 'mountpoint -q "$mnt" && umount "$mnt"; rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/record.sh"
+record_start du "$@"
 
-case "$src" in
-*.gz) gzip -dc "$src" >"$img" ;;
-*) cp "$src" "$img" ;;
-esac
-chmod 0444 "$img"
-
-fresh_mount() {
-	mountpoint -q "$mnt" && umount "$mnt"
-	mount -o loop,ro,noload "$img" "$mnt" 2>/dev/null ||
-		mount -o loop,ro "$img" "$mnt"
-}
 
 # run OPTIONS PATH: one record; the mount point becomes the image's root.
 run() {

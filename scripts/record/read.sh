@@ -22,28 +22,9 @@
 set -euo pipefail
 export LC_ALL=C
 
-[ $# = 2 ] || { echo "usage: $0 IMAGE.img[.gz] OUTDIR" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || { echo "record-read: needs root (loop mounts)" >&2; exit 2; }
+. "$(dirname "$0")/../lib/record.sh"
+record_start read "$@"
 here=$(cd "$(dirname "$0")" && pwd)
-src=$1
-mkdir -p "$2"
-out=$(cd "$2" && pwd)
-name=$(basename "$src")
-name=${name%.gz}
-name=${name%.bz2}
-name=${name%.img}
-tmp=$(mktemp -d /tmp/record-read.XXXXXX)
-mnt=$tmp/mnt
-img=$tmp/$name.img
-mkdir "$mnt"
-trap 'mountpoint -q "$mnt" && umount "$mnt"; rm -rf "$tmp"' EXIT
-
-case "$src" in
-*.gz) gzip -dc "$src" >"$img" ;;
-*.bz2) bzip2 -dc "$src" >"$img" ;;
-*) cp "$src" "$img" ;;
-esac
-chmod 0444 "$img"
 opts=loop,ro,noload
 mount -o "$opts" "$img" "$mnt" 2>/dev/null || { opts=loop,ro; mount -o "$opts" "$img" "$mnt"; }
 

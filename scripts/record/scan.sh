@@ -16,28 +16,9 @@
 set -euo pipefail
 export LC_ALL=C
 
-[ $# = 2 ] || { echo "usage: $0 IMAGE.img[.gz|.bz2] OUTDIR" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || { echo "record-scan: needs root (loop mounts)" >&2; exit 2; }
+. "$(dirname "$0")/../lib/record.sh"
+record_start scan "$@"
 here=$(cd "$(dirname "$0")" && pwd)
-src=$1
-mkdir -p "$2"
-out=$(cd "$2" && pwd)
-name=$(basename "$src")
-name=${name%.gz}
-name=${name%.bz2}
-name=${name%.img}
-tmp=$(mktemp -d /tmp/record-scan.XXXXXX)
-mnt=$tmp/mnt
-img=$tmp/$name.img
-mkdir "$mnt"
-trap 'mountpoint -q "$mnt" && umount "$mnt"; rm -rf "$tmp"' EXIT
-
-case "$src" in
-*.gz) gzip -dc "$src" >"$img" ;;
-*.bz2) bzip2 -dc "$src" >"$img" ;;
-*) cp "$src" "$img" ;;
-esac
-chmod 0444 "$img"
 
 mount -o loop,ro,noload "$img" "$mnt" 2>/dev/null || mount -o loop,ro "$img" "$mnt"
 python3 "$here/scan-kernel.py" "$mnt" "$img" | gzip -9 -n >"$out/$name.scan.gz"

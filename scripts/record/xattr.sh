@@ -20,27 +20,8 @@
 set -euo pipefail
 export LC_ALL=C
 
-[ $# = 2 ] || { echo "usage: $0 IMAGE.img[.gz|.bz2] OUTDIR" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || { echo "record-xattr: needs root (loop mounts)" >&2; exit 2; }
-src=$1
-mkdir -p "$2"
-out=$(cd "$2" && pwd)
-name=$(basename "$src")
-name=${name%.gz}
-name=${name%.bz2}
-name=${name%.img}
-tmp=$(mktemp -d /tmp/record-xattr.XXXXXX)
-mnt=$tmp/mnt
-img=$tmp/$name.img
-mkdir "$mnt"
-trap 'mountpoint -q "$mnt" && umount "$mnt"; rm -rf "$tmp"' EXIT
-
-case "$src" in
-*.gz) gzip -dc "$src" >"$img" ;;
-*.bz2) bzip2 -dc "$src" >"$img" ;;
-*) cp "$src" "$img" ;;
-esac
-chmod 0444 "$img"
+. "$(dirname "$0")/../lib/record.sh"
+record_start xattr "$@"
 mount -o loop,ro,noload "$img" "$mnt" 2>/dev/null || mount -o loop,ro "$img" "$mnt"
 
 { find "$mnt" -xdev -printf '/%P\0' 2>/dev/null || true; } |
