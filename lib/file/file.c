@@ -129,17 +129,6 @@ int e2map_lstat(e2map_t *m, const char *path, struct e2map_stat *st)
 	return stat_path(m, path, false, st);
 }
 
-/* The inode by number, any type, with __ext4_iget's own errno. */
-static int iget_ino(e2map_t *m, uint64_t ino, e2map_file_t **f)
-{
-	int err;
-
-	m->err.msg[0] = '\0';
-	if ((err = e2map__ino_check(m, ino)) < 0)
-		return err;
-	return e2map__iget(m, (ext2_ino_t)ino, true, f);
-}
-
 int e2map_stat_ino(e2map_t *m, uint64_t ino, struct e2map_stat *st)
 {
 	e2map_file_t *f;
@@ -147,7 +136,7 @@ int e2map_stat_ino(e2map_t *m, uint64_t ino, struct e2map_stat *st)
 
 	if (!m || !st)
 		return -EINVAL;
-	if ((err = iget_ino(m, ino, &f)) < 0)
+	if ((err = e2map__iget_ino(m, ino, &f)) < 0)
 		return err;
 	err = e2map_file_stat(f, st);
 	e2map_file_close(f);
@@ -161,7 +150,7 @@ static int read_target(e2map_t *m, uint64_t ino, char **target, size_t *len)
 	int err;
 
 	*target = NULL;
-	if ((err = iget_ino(m, ino, &f)) < 0)
+	if ((err = e2map__iget_ino(m, ino, &f)) < 0)
 		return err;
 	if (!LINUX_S_ISLNK(f->inode->i_mode))
 		err = e2map__fail(m, -EINVAL, "inode %llu is not a symlink",

@@ -170,17 +170,6 @@ static int list_name(const struct e2map__xentry *e, void *payload)
 	return 0;
 }
 
-/* The inode by number as e2map_stat_ino reaches it. */
-static int iget_ino(e2map_t *m, uint64_t ino, e2map_file_t **f)
-{
-	int err;
-
-	m->err.msg[0] = '\0';
-	if ((err = e2map__ino_check(m, ino)) < 0)
-		return err;
-	return e2map__iget(m, (ext2_ino_t)ino, true, f);
-}
-
 int64_t e2map_getxattr_ino(e2map_t *m, uint64_t ino, const char *name,
 			   void *buf, size_t size)
 {
@@ -189,7 +178,7 @@ int64_t e2map_getxattr_ino(e2map_t *m, uint64_t ino, const char *name,
 
 	if (!m || !name || (!buf && size))
 		return -EINVAL;
-	if ((r = iget_ino(m, ino, &f)) < 0)
+	if ((r = e2map__iget_ino(m, ino, &f)) < 0)
 		return r;
 	r = getxattr(f, name, buf, size);
 	e2map__iput(f);
@@ -258,7 +247,7 @@ int e2map_xattrs_ino(e2map_t *m, uint64_t ino, e2map_xattr_cb cb,
 
 	if (!m || !cb)
 		return -EINVAL;
-	if ((err = iget_ino(m, ino, &f)) < 0)
+	if ((err = e2map__iget_ino(m, ino, &f)) < 0)
 		return err;
 	err = xattrs_of(f, cb, payload);
 	e2map__iput(f);

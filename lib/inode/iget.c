@@ -288,3 +288,12 @@ int e2map__ino_check(e2map_t *m, uint64_t ino)
 	return 0;
 }
 
+int e2map__iget_ino(e2map_t *m, uint64_t ino, e2map_file_t **out)
+{
+	int err;
+
+	m->err.msg[0] = '\0';
+	if ((err = e2map__ino_check(m, ino)) < 0)
+		return err;
+	return e2map__iget(m, (ext2_ino_t)ino, true, out);
+}

@@ -105,6 +105,9 @@ void e2map__iput(e2map_file_t *f);
 /* An inode number a handle may name: 1 to s_inodes_count, else -ESTALE
  * with the range in the detail (the VFS's answer to a stale handle). */
 int e2map__ino_check(e2map_t *m, uint64_t ino);
+/* A call by inode number: INO checked, then iget by handle, any type,
+ * with __ext4_iget's own errno (e2map_stat_ino, the xattr calls). */
+int e2map__iget_ino(e2map_t *m, uint64_t ino, e2map_file_t **out);
 void e2map__icache_free(e2map_t *m);
 bool e2map__fast_symlink(const e2map_file_t *f);
 
