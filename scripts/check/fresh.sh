@@ -45,7 +45,7 @@ if ! command -v debootstrap >/dev/null 2>&1 || ! command -v git >/dev/null 2>&1;
 	say "installing debootstrap (scripts/deps.sh fresh)"
 	"$top/scripts/deps.sh" fresh
 fi
-for t in debootstrap git chroot mount umount findmnt flock; do
+for t in debootstrap git chroot mount umount findmnt flock ps; do
 	command -v "$t" >/dev/null 2>&1 || die "no $t here"
 done
 
@@ -166,10 +166,36 @@ save_debs() {
 		rm -rf "$cache/apt" && mv "$cache/apt.new" "$cache/apt"
 	) 9>"$cache/.lock"
 }
+# The long steps run in the background and are waited for, so that a
+# signal is handled at once (bash runs no trap while a foreground child
+# runs); cleanup ends the step's processes, deepest first.
+child=
+bg() { # LOG CMD...: CMD, its output in LOG
+	local log=$1
+	shift
+	"$@" </dev/null >"$log" 2>&1 &
+	child=$!
+	wait "$child"
+}
+kids() { # PID: its descendants, deepest first
+	local c
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		kids "$c"
+		echo "$c"
+	done
+}
 cleanup() {
 	local rc=$? pids m pass
 	set +e
 	trap - EXIT INT TERM HUP
+	if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
+		pids="$(kids "$child") $child"
+		say "interrupted: ending" $pids
+		kill -TERM $pids 2>/dev/null
+		sleep 3
+		kill -KILL $pids 2>/dev/null
+		wait "$child" 2>/dev/null
+	fi
 	pids=$(in_root_pids)
 	if [ -n "$pids" ]; then
 		say "ending what still runs in the root:" $pids
@@ -223,7 +249,7 @@ dbs() {
 		debootstrap "${dbs_opts[@]}" "$suite" "$root" "$mirror"
 	fi
 }
-if ! dbs >"$logs/debootstrap.log" 2>&1; then
+if ! bg "$logs/debootstrap.log" dbs; then
 	tail -n 30 "$logs/debootstrap.log" >&2
 	die "debootstrap failed (log: $logs/debootstrap.log)"
 fi
@@ -264,8 +290,8 @@ if [ -n "$cache" ] && compgen -G "$cache/apt/*.deb" >/dev/null; then
 fi
 say "apt-get update; apt-get install make ..."
 t0=$(date +%s)
-if ! in_root sh -c 'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y make' \
-	</dev/null >"$logs/apt.log" 2>&1; then
+if ! bg "$logs/apt.log" in_root sh -c \
+	'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y make'; then
 	tail -n 30 "$logs/apt.log" >&2
 	die "installing make in the root failed (log: $logs/apt.log)"
 fi
@@ -285,8 +311,7 @@ run_phase() { # NAME [VAR=VALUE...]: make NAME in the clone; its seconds in $sec
 	shift
 	say "make $name ..."
 	t0=$(date +%s)
-	in_root "$@" sh -c "cd /root/e2map && make $name" </dev/null \
-		>"$logs/make-$name.log" 2>&1 || rc=$?
+	bg "$logs/make-$name.log" in_root "$@" sh -c "cd /root/e2map && make $name" || rc=$?
 	secs=$(($(date +%s) - t0))
 	if [ "$rc" != 0 ]; then
 		echo "----- failures in $logs/make-$name.log -----" >&2
