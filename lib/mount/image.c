@@ -421,15 +421,21 @@ int e2map_statfs(e2map_t *m, struct e2map_statfs *st)
 	/*
 	 * __ext4_fill_super: s_overhead_clusters is taken on bigalloc alone
 	 * (elsewhere the count is quick, so it is redone at every mount)
-	 * and only when it is not above the block count; else counted.
+	 * and only when it is not above the block count; else counted.  The
+	 * mount keeps the answer (sbi->s_overhead): so does the handle, for
+	 * the FUSE mount's statfs calls.
 	 */
-	overhead = sb->s_overhead_clusters;
-	if (overhead > ext2fs_blocks_count(sb) ||
-	    !ext2fs_has_feature_bigalloc(sb))
-		overhead = 0;
-	overhead *= EXT2FS_CLUSTER_RATIO(m->fs);
-	if (!overhead && (err = e2map__overhead(m->fs, &overhead)) < 0)
-		return e2map__fail(m, err, "counting the overhead");
+	if (!m->overhead) {
+		overhead = sb->s_overhead_clusters;
+		if (overhead > ext2fs_blocks_count(sb) ||
+		    !ext2fs_has_feature_bigalloc(sb))
+			overhead = 0;
+		overhead *= EXT2FS_CLUSTER_RATIO(m->fs);
+		if (!overhead && (err = e2map__overhead(m->fs, &overhead)) < 0)
+			return e2map__fail(m, err, "counting the overhead");
+		m->overhead = overhead;
+	}
+	overhead = m->overhead;
 	st->type = EXT2_SUPER_MAGIC;
 	st->bsize = m->bs;
 	st->blocks = ext2fs_blocks_count(sb) - overhead;
