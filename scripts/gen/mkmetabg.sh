@@ -68,14 +68,7 @@
 # record/statfs.sh (NAME.statfs).
 d=$(dirname "$0")
 . "$d/../lib/gen.sh"
-# gen-common.sh points MKE2FS_CONFIG at the script's own folder: ours is
-# the scripts/ one (or wherever the shared helpers moved).
 scripts=$(cd "$d/.." && pwd)
-for c in "$scripts/mke2fs.conf" "$scripts/lib/mke2fs.conf" \
-	 "$scripts/gen/mke2fs.conf"; do
-	[ -f "$c" ] && { export MKE2FS_CONFIG=$c; break; }
-done
-[ -f "$MKE2FS_CONFIG" ] || { echo "mkmetabg: no mke2fs.conf" >&2; exit 1; }
 
 [ $# -ge 1 ] || { echo "usage: $0 OUTDIR [NAME...]" >&2; exit 2; }
 outdir=$1
@@ -287,7 +280,6 @@ fi
 
 if [ "${RECORD:-0}" = 1 ]; then
 	rec=$scripts/record
-	[ -x "$rec/record.sh" ] || rec=$scripts
 	for name in metabg-0-1k metabg-1-1k metabg-2-1k32 metabg-3-1k \
 		    metabg-1-4k metabg-2-ext2 metabg-1-bigalloc \
 		    metabg-0-bigalloc metabg-0-bigalloc-big ovh-bigalloc-rsv; do
@@ -297,6 +289,6 @@ if [ "${RECORD:-0}" = 1 ]; then
 			GOLDEN_MAXFILES=20 GOLDEN_MAXBYTES=1000000000 \
 			"$rec/record.sh" "$f" "$out"
 		gzip -9 -n -f "$out/$name.calls" "$out/$name.golden"
-		"$scripts/record/statfs.sh" "$f" "$out"
+		"$rec/statfs.sh" "$f" "$out"
 	done
 fi
