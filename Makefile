@@ -103,7 +103,7 @@ PROBE := $(BUILD)/tests/probe
 RUNNER := $(BUILD)/tests/runner
 PC := $(BUILD)/e2map.pc
 
-.PHONY: all run test check check-layers check-install check-kernel check-replay check-fresh install uninstall clean deps fuzz-smoke fuzz-seeds fuzz-disk-smoke fuzz-fc-smoke tsan-smoke bench FORCE
+.PHONY: all build run test check check-layers check-install check-kernel check-replay check-fresh install uninstall clean deps fuzz-smoke fuzz-seeds fuzz-disk-smoke fuzz-fc-smoke tsan-smoke bench FORCE
 all: $(LIBA) $(LIBSO) $(E2MAP) $(PC)
 
 # Objects depend on the flags that built them: another CC, CFLAGS or
@@ -193,6 +193,9 @@ $(DISKS)/.done: scripts/gen/mkdisks.sh scripts/lib/gen.sh
 # lib/ or cmd/ files, no source over 800 lines (scripts/check/layers.py).
 check-layers: all
 	scripts/check/layers.py $(OBJ) $(foreach l,$(LAYERS),$(l)='$(SEES_$(l))')
+
+# Everything check runs, built but not run: CI's other compilers and levels.
+build: all $(PROBE) $(RUNNER)
 
 check: all check-layers $(PROBE) $(RUNNER) $(BUILD)/tests/headertest.ok $(DISKS)/.done
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \

@@ -98,7 +98,7 @@ static const struct field {
 static void parse(const char *path, char *text, struct want *w)
 {
 	char *save = NULL, *line, key[32], *end;
-	unsigned long long val;
+	unsigned long long val = 0;
 	int at;
 
 	for (line = strtok_r(text, "\n", &save); line;
