@@ -22,7 +22,10 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BUILD ?= .
 CC ?= cc
 CFLAGS ?= -O2 -g
-SOVERSION := 0
+# One version, the header's; in 0.x each minor step may break the ABI, so
+# it is part of the soname (libe2map.so.0.2).
+VERSION := $(shell sed -n 's/^\#define E2MAP_VERSION "\(.*\)"/\1/p' lib/include/e2map/common.h)
+SOVERSION := $(word 1,$(subst ., ,$(VERSION))).$(word 2,$(subst ., ,$(VERSION)))
 
 # -Werror only where the code's authors answer for every warning: a
 # packager's compiler or flags may warn where ours do not.
@@ -162,16 +165,23 @@ $(RUNNER): $(TEST_OBJS) $(TESTLIB_OBJS) $(CMD_PARSE_OBJS) $(LIBA)
 $(PC): lib/e2map.pc.in Makefile FORCE
 	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|0.1.0|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@EXT2_LIBS@|$(strip $(EXT2_STATIC_LIBS))|' $< > $@
 
-# The public header must stand alone under strict C89, C11 and C++98.
+# The public header must stand alone under strict C89, C11 and C++98, and
+# so must each of its parts.
 HEADERTEST_WARN := -pedantic -Wall -Wextra -Werror $(PUBLIC_INC) -fsyntax-only
+HEADER_PARTS := $(notdir $(wildcard lib/include/e2map/*.h))
 $(BUILD)/tests/headertest.ok: tests/headertest.c $(wildcard lib/include/*.h lib/include/e2map/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c89 $(HEADERTEST_WARN) -Wstrict-prototypes $<
 	$(CC) -std=c11 $(HEADERTEST_WARN) -Wstrict-prototypes $<
 	$(CXX) -x c++ -std=c++98 $(HEADERTEST_WARN) $<
+	@for h in $(HEADER_PARTS); do \
+		echo "#include <e2map/$$h>" | $(CC) -std=c89 $(HEADERTEST_WARN) -x c - && \
+		echo "#include <e2map/$$h>" | $(CXX) -std=c++98 $(HEADERTEST_WARN) -x c++ - || \
+		{ echo "headertest: <e2map/$$h> alone fails" >&2; exit 1; }; \
+	done
 	@touch $@
 
 deps:

@@ -3,7 +3,7 @@
  * `e2map cat`: what `cat MNT/PATH...` (GNU coreutils) prints on the
  * kernel's mount, from the image: each file's bytes in turn, read as cat
  * reads them (read(2) in 128 KiB calls, the kernel's answers through
- * e2map_read), and for a file that cannot be opened or read, cat's
+ * e2map_file_read), and for a file that cannot be opened or read, cat's
  * "cat: PATH: REASON" on stderr after the bytes that came before it; the
  * other files are still printed, and the exit status is 1 at the end.
  */
@@ -31,7 +31,7 @@ static int copy_out(e2map_file_t *f, unsigned char *buf)
 {
 	int64_t n;
 
-	while ((n = e2map_read(f, buf, CAT_BUF)) > 0)
+	while ((n = e2map_file_read(f, buf, CAT_BUF)) > 0)
 		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
 			return 0;	/* main's stdout check reports it */
 	return (int)n;

@@ -87,7 +87,7 @@ static void print_line(const struct check_run *run,
 	fputs_unlocked("> ", stdout);
 	fputs_unlocked(kind_name(in), stdout);
 	if (!in->err)
-		e2map_inode_paths(run->paths, in->ino, print_first, NULL);
+		e2map_paths_foreach(run->paths, in->ino, print_first, NULL);
 	if (err)
 		printf(": %s (%s)\n", e2map_strerror(err), detail);
 	else
@@ -113,7 +113,7 @@ static int print_json_inode(struct check_run *run,
 	cmd_json_set(o, "ino", cmd_json_u64(in->ino));
 	cmd_json_set(o, "kind", json_string(kind_name(in)));
 	if (!in->err)
-		e2map_inode_paths(run->paths, in->ino, add_path, paths);
+		e2map_paths_foreach(run->paths, in->ino, add_path, paths);
 	cmd_json_set(o, "paths", paths);
 	cmd_json_set(o, "ok", json_boolean(!err));
 	if (err)

@@ -183,7 +183,7 @@ static int one_batch(e2map_file_t *f, const struct fiemap_opts *o,
 	fm->fm_start = wk->last;
 	fm->fm_length = o->range_end - wk->last;
 	fm->fm_extent_count = EXTENT_BATCH;
-	err = e2map_fiemap(f, fm);
+	err = e2map_file_fiemap(f, fm);
 	if (err < 0)
 		return err;
 	for (uint32_t i = 0; i < fm->fm_mapped_extents && !wk->done; i++) {
@@ -339,7 +339,7 @@ const struct cmd_spec fiemap_spec = {
 int cmd_fiemap(struct cmd_ctx *ctx)
 {
 	const struct fiemap_opts *o = ctx->opts;
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	int err;
 
 	if (ctx->co.json) {

@@ -267,7 +267,7 @@ static int count_fiemap(e2map_file_t *f, const struct ff_opts *o,
 		fm->fm_flags = (o->sync ? FIEMAP_FLAG_SYNC : 0) |
 			       (o->xattr ? FIEMAP_FLAG_XATTR : 0);
 		fm->fm_extent_count = FF_BATCH;
-		if ((err = e2map_fiemap(f, fm)) < 0 || !fm->fm_mapped_extents)
+		if ((err = e2map_file_fiemap(f, fm)) < 0 || !fm->fm_mapped_extents)
 			break;
 		if (o->verbose && !c.header && !extents)
 			print_header(s);
@@ -348,7 +348,7 @@ static int frag_report(const struct cmd_ctx *ctx, struct ff_state *s,
 {
 	const struct ff_opts *o = ctx->opts;
 	e2map_file_t *f = NULL;
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	int shift, n;
 
 	if ((n = cmd_tool_open("filefrag", &ctx->co, ctx->m, ctx->image, path,
@@ -377,7 +377,7 @@ static int json_file(const struct cmd_ctx *ctx, const char *path,
 	e2map_t *m = ctx->m;
 	json_t *extents = json_array();
 	e2map_file_t *f = NULL;
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	int shift = 0, n;
 
 	if ((n = e2map_file_open_flags(m, path, ctx->co.nofollow ?
@@ -498,7 +498,7 @@ int cmd_filefrag(struct cmd_ctx *ctx)
 {
 	struct ff_state s = { .logical_width = 8, .physical_width = 10,
 			      .first = true };
-	struct e2map_statfs sfs;
+	struct e2map_statfs sfs = E2MAP_STATFS_INIT;
 	int status, rc = 0;
 
 	if (ctx->co.json)

@@ -78,16 +78,16 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fuse_entry_param e = {
 		.attr_timeout = FOREVER, .entry_timeout = FOREVER,
 	};
-	struct e2map_stat s;
+	struct e2map_stat s = E2MAP_STAT_INIT;
 	uint64_t ino;
-	int err = e2map_lookup_at(image, to_ino(parent), name, strlen(name),
-				  &ino);
+	int err = e2map_inode_lookup(image, to_ino(parent), name, strlen(name),
+				     &ino);
 
 	if (err == -ENOENT) {	/* a negative entry, cached as long */
 		fuse_reply_entry(req, &e);
 		return;
 	}
-	if (err == 0 && (err = e2map_stat_ino(image, ino, &s)) == 0) {
+	if (err == 0 && (err = e2map_inode_stat(image, ino, &s)) == 0) {
 		e.ino = to_node(ino);
 		to_stat(&s, &e.attr);
 		fuse_reply_entry(req, &e);
@@ -99,9 +99,9 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 static void op_getattr(fuse_req_t req, fuse_ino_t node,
 		       struct fuse_file_info *fi)
 {
-	struct e2map_stat s;
+	struct e2map_stat s = E2MAP_STAT_INIT;
 	struct stat st;
-	int err = e2map_stat_ino(image, to_ino(node), &s);
+	int err = e2map_inode_stat(image, to_ino(node), &s);
 
 	(void)fi;
 	if (err < 0)
@@ -113,13 +113,13 @@ static void op_getattr(fuse_req_t req, fuse_ino_t node,
 static void op_readlink(fuse_req_t req, fuse_ino_t node)
 {
 	char *target;
-	int64_t n = e2map_readlink_alloc(image, to_ino(node), &target);
+	int64_t n = e2map_inode_readlink_alloc(image, to_ino(node), &target);
 
 	if (n < 0)
 		reply_err(req, (int)n);
 	else
 		fuse_reply_readlink(req, target);
-	free(target);
+	e2map_free(target);
 }
 
 static void op_open(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
@@ -153,8 +153,8 @@ static void op_read(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
 	if (!buf)
 		{ reply_err(req, -ENOMEM); return; }
 	while (done < size &&
-	       (n = e2map_pread(f, buf + done, size - done,
-				off + (off_t)done)) > 0)
+	       (n = e2map_file_pread(f, buf + done, size - done,
+				     off + (off_t)done)) > 0)
 		done += (size_t)n;
 	if (n < 0)
 		reply_err(req, (int)n);
@@ -174,7 +174,7 @@ static void op_release(fuse_req_t req, fuse_ino_t node,
 static void op_lseek(fuse_req_t req, fuse_ino_t node, off_t off, int whence,
 		     struct fuse_file_info *fi)
 {
-	int64_t r = e2map_lseek((e2map_file_t *)(uintptr_t)fi->fh, off, whence);
+	int64_t r = e2map_file_lseek((e2map_file_t *)(uintptr_t)fi->fh, off, whence);
 
 	(void)node;
 	if (r < 0)
@@ -183,57 +183,23 @@ static void op_lseek(fuse_req_t req, fuse_ino_t node, off_t off, int whence,
 }
 
 /* A directory's listing, read whole at opendir, as getdents gives it. */
-struct listing {
-	struct e2map_dirent *v;
-	char *names;		/* each NUL-terminated; v[i].name an offset */
-	size_t n, cap, nlen, ncap;
-	int err;		/* getdents' error after the entries */
-};
-
-static int list_add(const struct e2map_dirent *de, void *payload)
-{
-	struct listing *l = payload;
-
-	if (cmd_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)) < 0 ||
-	    cmd_grow((void **)&l->names, &l->ncap, l->nlen + de->len + 1, 1) < 0)
-		return -ENOMEM;
-	l->v[l->n] = *de;
-	l->v[l->n++].name = (const char *)(uintptr_t)l->nlen;
-	memcpy(l->names + l->nlen, de->name, de->len);
-	l->names[l->nlen + de->len] = '\0';
-	l->nlen += de->len + 1;
-	return 0;
-}
-
-static void listing_free(struct listing *l)
-{
-	if (l) {
-		free(l->v);
-		free(l->names);
-		free(l);
-	}
-}
-
 static void op_opendir(fuse_req_t req, fuse_ino_t node,
 		       struct fuse_file_info *fi)
 {
-	struct listing *l = calloc(1, sizeof(*l));
+	struct e2map_dirlist *l = NULL;
 	e2map_file_t *d;
 	int err;
 
-	if (!l)
-		{ reply_err(req, -ENOMEM); return; }
-	if ((err = e2map_file_open_ino(image, to_ino(node), &d)) < 0) {
-		listing_free(l);
+	if ((err = e2map_file_open_ino(image, to_ino(node), &d)) < 0)
 		{ reply_err(req, err); return; }
-	}
-	err = e2map_readdir(d, list_add, l);
+	err = e2map_dirlist_read(d, &l);
 	e2map_file_close(d);
-	if (err == -ENOMEM || (err < 0 && l->n == 0)) {
-		listing_free(l);
+	if (!err && l->count == 0 && l->err < 0)
+		err = l->err;
+	if (err < 0) {
+		e2map_dirlist_free(l);
 		{ reply_err(req, err); return; }
 	}
-	l->err = err;
 	fi->fh = (uintptr_t)l;
 	fi->keep_cache = 1;
 	fi->cache_readdir = 1;
@@ -242,16 +208,15 @@ static void op_opendir(fuse_req_t req, fuse_ino_t node,
 
 /* One entry of L at buffer BUF: the bytes it takes (more than SIZE: none). */
 typedef size_t (*add_entry_fn)(fuse_req_t req, char *buf, size_t size,
-			       const struct listing *l, size_t i);
+			       const struct e2map_dirlist *l, size_t i);
 
 static size_t add_plain(fuse_req_t req, char *buf, size_t size,
-			const struct listing *l, size_t i)
+			const struct e2map_dirlist *l, size_t i)
 {
-	struct stat st = { .st_ino = (ino_t)l->v[i].ino,
-			   .st_mode = (mode_t)l->v[i].type << 12 };
+	struct stat st = { .st_ino = (ino_t)l->entries[i].ino,
+			   .st_mode = (mode_t)l->entries[i].type << 12 };
 
-	return fuse_add_direntry(req, buf, size,
-				 l->names + (uintptr_t)l->v[i].name, &st,
+	return fuse_add_direntry(req, buf, size, l->entries[i].name, &st,
 				 (off_t)i + 1);
 }
 
@@ -259,7 +224,7 @@ static size_t add_plain(fuse_req_t req, char *buf, size_t size,
 static void reply_listing(fuse_req_t req, size_t size, off_t off,
 			  struct fuse_file_info *fi, add_entry_fn add)
 {
-	struct listing *l = (struct listing *)(uintptr_t)fi->fh;
+	struct e2map_dirlist *l = (struct e2map_dirlist *)(uintptr_t)fi->fh;
 	char *buf = malloc(size);
 	size_t at = 0, i, n;
 
@@ -267,12 +232,12 @@ static void reply_listing(fuse_req_t req, size_t size, off_t off,
 		reply_err(req, -ENOMEM);
 		return;
 	}
-	for (i = (size_t)off; i < l->n; i++) {
+	for (i = (size_t)off; i < l->count; i++) {
 		if ((n = add(req, buf + at, size - at, l, i)) > size - at)
 			break;
 		at += n;
 	}
-	if (at == 0 && i >= l->n && l->err < 0)
+	if (at == 0 && i >= l->count && l->err < 0)
 		reply_err(req, l->err);
 	else
 		fuse_reply_buf(req, buf, at);
@@ -293,17 +258,17 @@ static void op_readdir(fuse_req_t req, fuse_ino_t node, size_t size,
  * the kernel then looks it up by name, and gets the error there.
  */
 static size_t add_plus(fuse_req_t req, char *buf, size_t size,
-		       const struct listing *l, size_t i)
+		       const struct e2map_dirlist *l, size_t i)
 {
-	const struct e2map_dirent *de = &l->v[i];
-	const char *name = l->names + (uintptr_t)de->name;
+	const struct e2map_dirent *de = &l->entries[i];
+	const char *name = de->name;
 	struct fuse_entry_param e = {
 		.attr_timeout = FOREVER, .entry_timeout = FOREVER,
 	};
-	struct e2map_stat s;
+	struct e2map_stat s = E2MAP_STAT_INIT;
 	bool dots = !strcmp(name, ".") || !strcmp(name, "..");
 
-	if (!dots && e2map_stat_ino(image, de->ino, &s) == 0) {
+	if (!dots && e2map_inode_stat(image, de->ino, &s) == 0) {
 		e.ino = to_node(de->ino);
 		to_stat(&s, &e.attr);
 	} else {
@@ -324,7 +289,7 @@ static void op_releasedir(fuse_req_t req, fuse_ino_t node,
 			  struct fuse_file_info *fi)
 {
 	(void)node;
-	listing_free((struct listing *)(uintptr_t)fi->fh);
+	e2map_dirlist_free((struct e2map_dirlist *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
 
@@ -336,7 +301,7 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t node, const char *name,
 
 	if (size && !buf)
 		{ reply_err(req, -ENOMEM); return; }
-	n = e2map_getxattr_ino(image, to_ino(node), name, buf, size);
+	n = e2map_inode_getxattr(image, to_ino(node), name, buf, size);
 	if (n < 0)
 		reply_err(req, (int)n);
 	else if (size == 0)
@@ -365,7 +330,7 @@ static int add_name(const struct e2map_xattr *x, void *payload)
 static void op_listxattr(fuse_req_t req, fuse_ino_t node, size_t size)
 {
 	struct names n = { 0 };
-	int err = e2map_xattrs_ino(image, to_ino(node), add_name, &n);
+	int err = e2map_inode_xattrs(image, to_ino(node), add_name, &n);
 
 	if (err < 0)
 		reply_err(req, err);
@@ -380,7 +345,7 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t node, size_t size)
 
 static void op_statfs(fuse_req_t req, fuse_ino_t node)
 {
-	struct e2map_statfs s;
+	struct e2map_statfs s = E2MAP_STATFS_INIT;
 	struct statvfs v = { 0 };
 	int err = e2map_statfs(image, &s);
 
@@ -388,10 +353,12 @@ static void op_statfs(fuse_req_t req, fuse_ino_t node)
 	if (err < 0)
 		{ reply_err(req, err); return; }
 	v.f_bsize = v.f_frsize = s.bsize;
-	v.f_blocks = s.blocks;	/* nothing free: nothing can be written */
+	v.f_blocks = s.blocks;
+	v.f_bfree = s.bfree;	/* as the kernel's read-only mount says */
+	v.f_bavail = s.bavail;
 	v.f_files = s.files;
 	v.f_ffree = v.f_favail = s.ffree;
-	v.f_namemax = 255;
+	v.f_namemax = s.namelen;
 	fuse_reply_statfs(req, &v);
 }
 

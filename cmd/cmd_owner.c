@@ -76,7 +76,7 @@ static void print_owner(const e2map_paths_t *p, uint32_t bs, uint64_t block,
 		if (has_offset(o->kind))
 			printf(" offset %" PRIu64, (o->lblk + block - o->start) *
 			       bs + (uint64_t)(in > 0 ? in : 0));
-		e2map_inode_paths(p, o->ino, print_path, NULL);
+		e2map_paths_foreach(p, o->ino, print_path, NULL);
 	}
 	putchar('\n');
 }
@@ -104,7 +104,7 @@ static bool answer(e2map_t *m, const e2map_blockmap_t *b,
 int cmd_owner(struct cmd_ctx *ctx)
 {
 	const struct owner_opts *o = ctx->opts;
-	struct e2map_statfs sf;
+	struct e2map_statfs sf = E2MAP_STATFS_INIT;
 	e2map_blockmap_t *b = NULL;
 	e2map_paths_t *p = NULL;
 	e2map_t *m = ctx->m;

@@ -101,7 +101,7 @@ static int collect_names(struct scan_run *run, uint64_t ino)
 	int err;
 
 	nm->used = nm->n = 0;
-	if ((err = e2map_inode_paths(run->paths, ino, add_name, nm)) < 0)
+	if ((err = e2map_paths_foreach(run->paths, ino, add_name, nm)) < 0)
 		return err;
 	if (!nm->n)
 		return 0;
@@ -283,10 +283,10 @@ const struct cmd_spec scan_spec = {
 static int resolve_under(struct scan_run *run, const char *image,
 			 const char *path)
 {
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	int err;
 
-	if ((err = e2map_lstat(run->m, path, &st)) < 0)
+	if ((err = e2map_path_lstat(run->m, path, &st)) < 0)
 		return cmd_fail_file("scan", image, path, err, run->m);
 	run->under_ino = st.ino;
 	run->under_dir = S_ISDIR(st.mode);

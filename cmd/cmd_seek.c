@@ -58,7 +58,7 @@ static int record(struct seek_run *run, int kind, int64_t start,
 
 static int64_t do_seek(e2map_file_t *f, int64_t start, int kind)
 {
-	return e2map_lseek(f, start, whence_of[kind]);
+	return e2map_file_lseek(f, start, whence_of[kind]);
 }
 
 /* The first answer: is OFF in a hole (when holes are wanted), else data. */

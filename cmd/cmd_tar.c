@@ -111,10 +111,10 @@ static int data_map(struct tar_run *t, e2map_file_t *f, int64_t size)
 
 	t->nmap = 0;
 	while (pos < size) {
-		if ((data = e2map_lseek(f, pos, E2MAP_SEEK_DATA)) == -ENXIO)
+		if ((data = e2map_file_lseek(f, pos, E2MAP_SEEK_DATA)) == -ENXIO)
 			break;
 		if (data < 0 ||
-		    (hole = e2map_lseek(f, data, E2MAP_SEEK_HOLE)) < 0) {
+		    (hole = e2map_file_lseek(f, data, E2MAP_SEEK_HOLE)) < 0) {
 			t->nmap = 0;
 			return add_region(t, 0, size);
 		}
@@ -165,7 +165,7 @@ static int feed_region(struct tar_run *t, e2map_file_t *f,
 
 	while (pos < end && !*rerr) {
 		size_t want = end - pos < CHUNK ? (size_t)(end - pos) : CHUNK;
-		int64_t n = e2map_pread(f, t->buf, want, pos);
+		int64_t n = e2map_file_pread(f, t->buf, want, pos);
 
 		if (n <= 0) {
 			*rerr = n < 0 ? (int)n : -EIO;
@@ -280,11 +280,11 @@ static int set_symlink(struct tar_run *t, struct archive_entry *e,
 		       uint64_t ino)
 {
 	char *target;
-	int64_t n = e2map_readlink_alloc(t->m, ino, &target);
+	int64_t n = e2map_inode_readlink_alloc(t->m, ino, &target);
 
 	if (n >= 0)
 		archive_entry_set_symlink(e, target);
-	free(target);
+	e2map_free(target);
 	return n < 0 ? (int)n : 0;
 }
 
@@ -319,7 +319,7 @@ static int fill_entry(struct tar_run *t, const struct e2map_tree_entry *te,
 		set_sparse(t, e, (int64_t)st->size);
 	if (err)
 		return err;
-	if ((err = e2map_xattrs_ino(t->m, te->ino, add_xattr, &xa)) < 0)
+	if ((err = e2map_inode_xattrs(t->m, te->ino, add_xattr, &xa)) < 0)
 		failure(t, te->path, "listxattr", err);	/* archived without */
 	return err == -ENOMEM ? err : 0;
 }
@@ -370,7 +370,7 @@ static int on_entry(const struct e2map_tree_entry *te, void *payload)
 	}
 	if (te->err) {		/* a directory met again: a damaged tree */
 		failure(t, te->path, "directory loop", te->err);
-		return 1;
+		return E2MAP_SKIP;
 	}
 	if (S_ISSOCK(te->st->mode)) {
 		/* pax has no sockets; GNU tar says so and goes on */

@@ -215,7 +215,7 @@ static int dispatch(int argc, char **argv)
 		return CMD_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("e2map %s\n", E2MAP_VERSION);
+		printf("e2map %s\n", e2map_version(NULL, NULL, NULL));
 		return 0;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {

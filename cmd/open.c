@@ -87,7 +87,7 @@ int cmd_tool_open(const char *cmd, const struct cmd_common *co,
 {
 	bool filefrag = !strcmp(cmd, "filefrag");
 	int flags = co->nofollow ? E2MAP_O_NOFOLLOW : 0;
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	int err = 0;
 
 	*out = NULL;
@@ -96,7 +96,7 @@ int cmd_tool_open(const char *cmd, const struct cmd_common *co,
 		err = e2map_file_open_flags(m, path, flags, out);
 		return err < 0 ? cmd_fail_file(cmd, image, path, err, m) : 0;
 	}
-	if (!filefrag && (err = e2map_stat(m, path, &st)) < 0 &&
+	if (!filefrag && (err = e2map_path_stat(m, path, &st)) < 0 &&
 	    err != -ENOENT) {
 		tool_open_error(filefrag, path, err, true);
 		cmd_why(co, cmd, image, path, err, m);

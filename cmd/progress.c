@@ -130,7 +130,7 @@ void cmd_progress_end(struct cmd_progress *p)
 void cmd_progress_inodes(struct cmd_progress *p, e2map_t *m, const char *cmd,
 			 const char *unit, bool quiet, bool streams)
 {
-	struct e2map_statfs sf;
+	struct e2map_statfs sf = E2MAP_STATFS_INIT;
 
 	if (e2map_statfs(m, &sf) == 0)
 		cmd_progress_start(p, cmd, unit, sf.files - sf.ffree, quiet,

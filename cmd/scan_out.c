@@ -327,8 +327,8 @@ static void body_item(e2map_t *m, const struct scan_item *it)
 	size_t i;
 
 	if ((it->r->flags & E2MAP_REC_STAT) && S_ISLNK(it->r->st.mode))
-		tlen = e2map_readlink_ino(m, it->r->ino, target,
-					  sizeof(target));
+		tlen = e2map_inode_readlink(m, it->r->ino, target,
+					    sizeof(target));
 	if (tlen > (int64_t)sizeof(target))
 		tlen = sizeof(target);
 	for (i = 0; i < it->n; i++)

@@ -451,7 +451,7 @@ static int64_t be_lseek(struct calls_backend *b, int64_t off, int whence)
 	off_t r;
 
 	if (b->kind == BK_E2MAP)
-		return e2map_lseek(b->f, off, whence);
+		return e2map_file_lseek(b->f, off, whence);
 	r = lseek(b->fd, (off_t)off, whence);
 	return r < 0 ? -errno : (int64_t)r;
 }
@@ -459,7 +459,7 @@ static int64_t be_lseek(struct calls_backend *b, int64_t off, int whence)
 static int be_fiemap(struct calls_backend *b, struct fiemap *fm)
 {
 	if (b->kind == BK_E2MAP)
-		return e2map_fiemap(b->f, fm);
+		return e2map_file_fiemap(b->f, fm);
 	return ioctl(b->fd, FS_IOC_FIEMAP, fm) < 0 ? -errno : 0;
 }
 

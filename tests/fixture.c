@@ -3,10 +3,13 @@
 #include "fixture.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 const char *fixture_testdata(void)
@@ -252,4 +255,48 @@ int fixture_corpus_find(const char *name, char *out, size_t len)
 				return 0;
 		}
 	return -1;
+}
+
+const char *fixture_fuse_mount(const char *img, const char *dir, pid_t *pid)
+{
+	const char *bin = getenv("E2MAP");
+	struct stat top, in;
+
+	*pid = 0;
+	if (!bin)
+		return "E2MAP is not set (run through make check)";
+	if (access("/dev/fuse", R_OK | W_OK) ||
+	    system("command -v fusermount3 >/dev/null 2>&1"))
+		return "no /dev/fuse or fusermount3 (Debian's fuse3)";
+	if (stat(dir, &top) < 0 || (*pid = fork()) < 0)
+		return "stat or fork failed";
+	if (*pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		execl(bin, bin, "mount", "-f", "-o", "auto_unmount", img, dir,
+		      (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 500; i++) {
+		if (stat(dir, &in) == 0 && in.st_dev != top.st_dev)
+			return NULL;
+		if (waitpid(*pid, NULL, WNOHANG) == *pid) {
+			*pid = 0;
+			return "e2map mount failed here (FUSE refused?)";
+		}
+		usleep(10000);
+	}
+	return "timeout";
+}
+
+int fixture_fuse_unmount(const char *dir, pid_t pid)
+{
+	char cmd[4200];
+	int status, err;
+
+	snprintf(cmd, sizeof(cmd), "fusermount3 -u %s", dir);
+	err = system(cmd);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		err = -1;
+	return err ? -1 : 0;
 }

@@ -30,14 +30,22 @@ int main(void)
 	e2map_scan_cb scan_cb = on_inode;
 	struct e2map_disk *disk = 0;
 	const struct e2map_partition *part = 0;
-	int err = e2map_open("x", 0, &m);
+	int err = e2map_open("x", 0, &m), major, minor, patch;
 
+	/* Before C99 there is no E2MAP_..._INIT: the version by hand. */
+	st.version = E2MAP_STAT_VERSION;
+	sfs.version = E2MAP_STATFS_VERSION;
+	cs.version = E2MAP_CHECK_STATS_VERSION;
+	rec.version = E2MAP_RECORD_VERSION;
+	if (e2map_version(&major, &minor, &patch)[0] != E2MAP_VERSION[0] ||
+	    major != E2MAP_VERSION_MAJOR || minor < 0 || patch < 0)
+		return E2MAP_EUSER != E2MAP_SKIP;
 	if (err == 0 && e2map_file_open(m, "/x", &f) == 0) {
-		e2map_lseek(f, 0, E2MAP_SEEK_DATA);
+		e2map_file_lseek(f, 0, E2MAP_SEEK_DATA);
 		fm.fm_extent_count = 0;
-		e2map_fiemap(f, &fm);
+		e2map_file_fiemap(f, &fm);
 		e2map_file_stat(f, &st);
-		e2map_walk(f, 0, 1, run_cb, 0);
+		e2map_file_walk(f, 0, 1, run_cb, 0);
 		e2map_file_check(f, &cs);
 		e2map_file_close(f);
 	}
@@ -47,9 +55,9 @@ int main(void)
 		e2map_statfs(m, &sfs);
 		e2map_scan(m, scan_cb, 0);
 		e2map_blocks_read(m);
-		e2map_lstat(m, "/x", &st);
-		e2map_stat_ino(m, 2, &st);
-		(void)e2map_readlink_ino(m, 12, link, sizeof(link));
+		e2map_path_lstat(m, "/x", &st);
+		e2map_inode_stat(m, 2, &st);
+		(void)e2map_inode_readlink(m, 12, link, sizeof(link));
 		e2map_inode_record(m, 2, &rec);
 		(void)(st.mask & E2MAP_STAT_CRTIME);
 	}
@@ -58,6 +66,7 @@ int main(void)
 	if (part && part->number && part->fstype[0])
 		err = 1;
 	e2map_disk_free(disk);
+	e2map_free(0);
 	(void)e2map_strerror(err);
 	(void)e2map_errmsg(m);
 	e2map_close(m);

@@ -168,7 +168,7 @@ static void check_paths(struct scan_diffs *d, const struct scan_kernel *ks,
 	char **want = malloc((k->npaths + 1) * sizeof(*want));
 	size_t i, nwant;
 
-	if (!want || e2map_inode_paths(p, k->ino, add_path, &got) < 0)
+	if (!want || e2map_paths_foreach(p, k->ino, add_path, &got) < 0)
 		diff(d, "<%" PRIu64 ">: no memory for its paths", k->ino);
 	if (want)
 		memcpy(want, k->paths, k->npaths * sizeof(*want));
@@ -189,7 +189,7 @@ static void check_paths(struct scan_diffs *d, const struct scan_kernel *ks,
 	free(want);
 }
 
-/* readlink(2) on the mount against e2map_readlink_ino (-ENOKEY where
+/* readlink(2) on the mount against e2map_inode_readlink (-ENOKEY where
  * the kernel would hash a long encrypted target). */
 static void check_link(struct scan_diffs *d, e2map_t *m,
 		       const struct scan_kinode *k)
@@ -199,7 +199,7 @@ static void check_link(struct scan_diffs *d, e2map_t *m,
 
 	if (!k->link)
 		return;
-	n = e2map_readlink_ino(m, k->ino, buf, sizeof(buf));
+	n = e2map_inode_readlink(m, k->ino, buf, sizeof(buf));
 	if (n == -ENOKEY && strlen(k->link) == 252)
 		return;
 	if (n < 0 || (size_t)n != strlen(k->link) ||
@@ -248,7 +248,7 @@ static int check_named(const struct e2map_record *r, const char *detail,
 
 	(void)detail;
 	nm->n = 0;
-	e2map_inode_paths(nm->p, r->ino, count_listed, nm);
+	e2map_paths_foreach(nm->p, r->ino, count_listed, nm);
 	if (nm->n && !r->err && !scan_kernel_find(nm->k, r->ino))
 		diff(nm->d, "<%" PRIu64 "> has a path the mount does not list",
 		     r->ino);
@@ -259,7 +259,7 @@ static void check_inode(struct scan_diffs *d, e2map_t *m,
 			const struct scan_kernel *k, const e2map_paths_t *paths,
 			const struct scan_kinode *ki, uint32_t bs, bool meta)
 {
-	struct e2map_record r;
+	struct e2map_record r = E2MAP_RECORD_INIT;
 	int err;
 
 	if ((err = e2map_inode_record(m, ki->ino, &r)) < 0) {
@@ -281,8 +281,8 @@ size_t scan_compare(e2map_t *m, const struct scan_kernel *k, bool meta,
 		    struct scan_diffs *d)
 {
 	e2map_paths_t *paths;
-	struct e2map_statfs sf;
-	struct e2map_stat st;
+	struct e2map_statfs sf = E2MAP_STATFS_INIT;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	struct named nm = { k, NULL, d, 0 };
 	size_t i, before = d->n;
 	int err;
@@ -296,7 +296,7 @@ size_t scan_compare(e2map_t *m, const struct scan_kernel *k, bool meta,
 		check_inode(d, m, k, paths, &k->v[i], sf.bsize, meta);
 	for (i = 0; i < k->nfail; i++)
 		if (!k->fail[i].dir &&
-		    (err = e2map_lstat(m, k->fail[i].path, &st)) !=
+		    (err = e2map_path_lstat(m, k->fail[i].path, &st)) !=
 		    -k->fail[i].err)
 			diff(d, "lstat %s: %s, the kernel's %s", k->fail[i].path,
 			     e2map_strerror(err), e2map_strerror(-k->fail[i].err));

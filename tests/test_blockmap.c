@@ -39,7 +39,7 @@ struct map {
 
 static void load(struct map *mp, const char *name)
 {
-	struct e2map_statfs sf;
+	struct e2map_statfs sf = E2MAP_STATFS_INIT;
 	const struct e2map_owner *o;
 
 	mp->img = fixture_image(name);
@@ -454,7 +454,7 @@ static void check_slack(const char *name, struct ua *a)
 
 static void unallocated(const char *name)
 {
-	struct e2map_statfs sf;
+	struct e2map_statfs sf = E2MAP_STATFS_INIT;
 	struct map mp;
 	struct ua a = { 0 };
 

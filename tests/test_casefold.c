@@ -57,7 +57,7 @@ ParameterizedTestParameters(casefold, lookups)
 static void answer(e2map_t *m, const char *path, char *out, size_t len)
 {
 	e2map_file_t *f = NULL;
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	int err = e2map_file_open(m, path, &f);
 
 	if (err == 0 && (err = e2map_file_stat(f, &st)) == 0)

@@ -55,7 +55,7 @@ static int note(e2map_t *m, const struct e2map_inode *in, int err,
 /* What one thread answers, the plain way: e2map_scan + e2map_inode_check. */
 static int note_serial(e2map_t *m, const struct e2map_inode *in, void *payload)
 {
-	struct e2map_check_stats st;
+	struct e2map_check_stats st = E2MAP_CHECK_STATS_INIT;
 	int err = in->err ? in->err : e2map_inode_check(m, in->ino, &st);
 
 	return note(m, in, err, err ? e2map_errmsg(m) : "", payload);

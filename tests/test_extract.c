@@ -12,7 +12,7 @@
  *    filesystem's block size, where allocation happens (equal where the
  *    block sizes are equal): holes and unwritten ranges stay holes;
  *  - modes, owners, times with nanoseconds, sizes, symlink targets, device
- *    numbers and hard-link groups are those of e2map_lstat (held to the
+ *    numbers and hard-link groups are those of e2map_path_lstat (held to the
  *    kernel's stat by the scan tests); xattrs are those the mount lists
  *    (NAME.xattr.gz), where the scratch filesystem takes them (owners and
  *    trusted.* as root only, as for cp -a).
@@ -174,7 +174,7 @@ static void check_archive_times(struct run *r, const char *archive)
 {
 	char cmd[256], hex[8200], path[4100];
 	long long as, an, ms, mn;
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	FILE *f;
 	int n = 0;
 
@@ -193,7 +193,7 @@ static void check_archive_times(struct run *r, const char *archive)
 		memmove(path + 1, path + (path[1] == '.' ? 2 : 1), at);
 		if (path[1] == '/')
 			memmove(path + 1, path + 2, strlen(path + 1));
-		cr_assert_eq(e2map_lstat(r->m, path, &st), 0, "%s: member %s",
+		cr_assert_eq(e2map_path_lstat(r->m, path, &st), 0, "%s: member %s",
 			     r->name, path);
 		cr_expect(as == st.atime.sec && an == st.atime.nsec &&
 			  ms == st.mtime.sec && mn == st.mtime.nsec,
@@ -241,45 +241,17 @@ static void tar_all(struct run *r, const char *img)
 /* The FUSE daemon in the foreground, a child that dies with the test. */
 static void fuse_mount(struct run *r, const char *img, const char *dir)
 {
-	const char *bin = getenv("E2MAP");
-	struct stat top, in;
-	int i;
+	const char *why = fixture_fuse_mount(img, dir, &r->fuse);
 
-	if (!bin)
-		cr_skip_test("E2MAP is not set (run through make check)");
-	if (access("/dev/fuse", R_OK | W_OK) ||
-	    system("command -v fusermount3 >/dev/null 2>&1"))
-		cr_skip_test("no /dev/fuse or fusermount3 (Debian's fuse3)");
-	cr_assert_eq(stat(dir, &top), 0);
-	cr_assert_geq(r->fuse = fork(), 0);
-	if (r->fuse == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		execl(bin, bin, "mount", "-f", "-o", "auto_unmount", img,
-		      dir, (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; i < 500; i++) {
-		if (stat(dir, &in) == 0 && in.st_dev != top.st_dev)
-			return;
-		if (waitpid(r->fuse, NULL, WNOHANG) == r->fuse) {
-			r->fuse = 0;
-			cr_skip_test("e2map mount failed here (FUSE refused?)");
-		}
-		usleep(10000);
-	}
-	cr_assert_fail("%s: the FUSE mount did not come up", r->name);
+	if (why && strcmp(why, "timeout"))
+		cr_skip_test("%s", why);
+	cr_assert_null(why, "%s: the FUSE mount did not come up", r->name);
 }
 
 static void fuse_unmount(struct run *r, const char *dir)
 {
-	char cmd[128];
-	int status;
-
-	snprintf(cmd, sizeof(cmd), "fusermount3 -u %s", dir);
-	cr_expect_eq(system(cmd), 0, "%s: %s", r->name, cmd);
-	cr_expect_eq(waitpid(r->fuse, &status, 0), r->fuse);
-	cr_expect(WIFEXITED(status) && !WEXITSTATUS(status),
-		  "%s: e2map mount exited %#x", r->name, status);
+	cr_expect_eq(fixture_fuse_unmount(dir, r->fuse), 0,
+		     "%s: fusermount3 -u, or e2map mount's exit", r->name);
 	r->fuse = 0;
 	rmdir(dir);
 }
@@ -403,14 +375,14 @@ static int copy_failed(const struct run *r, const char *path)
 static bool through_symlink(e2map_t *m, const char *path)
 {
 	char *p = strdup(path), *slash;
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	bool link = false;
 
 	cr_assert(p);
 	for (slash = strchr(p + 1, '/'); slash && !link;
 	     slash = strchr(slash + 1, '/')) {
 		*slash = '\0';
-		link = !e2map_lstat(m, p, &st) && S_ISLNK(st.mode);
+		link = !e2map_path_lstat(m, p, &st) && S_ISLNK(st.mode);
 		*slash = '/';
 	}
 	free(p);
@@ -422,10 +394,10 @@ static void check_bytes(struct run *r, const char *path, const char *rec)
 {
 	char err[32], sha[65], got[65];
 	unsigned long long start, bytes;
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	int64_t n;
 
-	if (e2map_lstat(r->m, path, &st) || (st.mode & S_IFMT) != S_IFREG ||
+	if (e2map_path_lstat(r->m, path, &st) || (st.mode & S_IFMT) != S_IFREG ||
 	    through_symlink(r->m, path))
 		return;
 	if (!strncmp(rec, "open ", 5)) {
@@ -544,7 +516,7 @@ static void check_maps(struct run *r)
 		char *tab = strchr(hdr, '\t'), *nl = strchr(hdr, '\n'), *p;
 		unsigned long nout = 0, nerr = 0;
 		int exit = 1;
-		struct e2map_stat st;
+		struct e2map_stat st = E2MAP_STAT_INIT;
 		struct calls_buf want = { 0 }, got = { 0 };
 
 		cr_assert(tab && nl);
@@ -553,7 +525,7 @@ static void check_maps(struct run *r)
 		if (tab - hdr < 22 || strncmp(tab - 2, " 0", 2) || exit)
 			continue;
 		p = strndup(hdr + 19, (size_t)(tab - 2 - hdr - 19));
-		if (!e2map_lstat(r->m, p, &st) && S_ISREG(st.mode) &&
+		if (!e2map_path_lstat(r->m, p, &st) && S_ISREG(st.mode) &&
 		    !failed(&r->fail, p) && !through_symlink(r->m, p)) {
 			if ((r->how == BY_FUSE_CP || r->how == BY_FUSE_TAR) &&
 			    st.blocks * 512 >= st.size && st.size)
@@ -579,15 +551,15 @@ static void check_maps(struct run *r)
 	free(text);
 }
 
-/* Metadata of every extracted entry against e2map_lstat of its path. */
+/* Metadata of every extracted entry against e2map_path_lstat of its path. */
 static int check_meta(struct run *r, const char *path,
 		      struct calls_buf *links)
 {
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	struct stat hs;
 	const char *d = dest_of(r, path);
 
-	if (e2map_lstat(r->m, path, &st) || failed(&r->fail, path) ||
+	if (e2map_path_lstat(r->m, path, &st) || failed(&r->fail, path) ||
 	    through_symlink(r->m, path) ||
 	    (by_tar(r) && S_ISSOCK(st.mode)))
 		return 0;

@@ -161,15 +161,15 @@ Test(open_errors, journal_needing_recovery_is_reported)
 Test(open_errors, stat_needs_no_open)
 {
 	e2map_t *m = open_ok(img, NULL);
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 
-	cr_expect_eq(e2map_stat(m, "/hello.txt", &st), 0);
+	cr_expect_eq(e2map_path_stat(m, "/hello.txt", &st), 0);
 	cr_expect(S_ISREG(st.mode));
 	cr_expect_gt(st.size, 0);
-	cr_expect_eq(e2map_stat(m, "/nothere", &st), -ENOENT);
-	cr_expect_eq(e2map_stat(m, "/hello.txt/x", &st), -ENOTDIR);
-	cr_expect_eq(e2map_stat(m, "<100>", &st), -ESTALE);
-	cr_expect_eq(e2map_stat(NULL, "/", &st), -EINVAL);
+	cr_expect_eq(e2map_path_stat(m, "/nothere", &st), -ENOENT);
+	cr_expect_eq(e2map_path_stat(m, "/hello.txt/x", &st), -ENOTDIR);
+	cr_expect_eq(e2map_path_stat(m, "<100>", &st), -ESTALE);
+	cr_expect_eq(e2map_path_stat(NULL, "/", &st), -EINVAL);
 	e2map_close(m);
 }
 
@@ -216,7 +216,7 @@ Test(open_errors, bad_paths)
 Test(open_errors, final_symlink_follows_unless_nofollow)
 {
 	e2map_t *m = open_ok(img, NULL);
-	struct e2map_stat link, target;
+	struct e2map_stat link = E2MAP_STAT_INIT, target = E2MAP_STAT_INIT;
 	e2map_file_t *f;
 
 	cr_assert_eq(e2map_file_open(m, "/docs/notes.txt", &f), 0);
@@ -306,13 +306,13 @@ Test(call_errors, bad_whence_and_offsets)
 	e2map_file_t *f;
 
 	cr_assert_eq(e2map_file_open(m, "/sparse.bin", &f), 0);
-	cr_expect_eq(e2map_lseek(f, 0, 5), -EINVAL);
-	cr_expect_eq(e2map_lseek(f, 0, -1), -EINVAL);
-	cr_expect_eq(e2map_lseek(f, -1, E2MAP_SEEK_SET), -EINVAL);
-	cr_expect_eq(e2map_lseek(f, INT64_MAX, E2MAP_SEEK_SET), -EINVAL);
-	cr_expect_eq(e2map_lseek(f, -1, E2MAP_SEEK_DATA), -ENXIO);
-	cr_expect_eq(e2map_lseek(f, INT64_MAX, E2MAP_SEEK_HOLE), -ENXIO);
-	cr_expect_eq(e2map_lseek(f, 0, E2MAP_SEEK_CUR), 0);
+	cr_expect_eq(e2map_file_lseek(f, 0, 5), -EINVAL);
+	cr_expect_eq(e2map_file_lseek(f, 0, -1), -EINVAL);
+	cr_expect_eq(e2map_file_lseek(f, -1, E2MAP_SEEK_SET), -EINVAL);
+	cr_expect_eq(e2map_file_lseek(f, INT64_MAX, E2MAP_SEEK_SET), -EINVAL);
+	cr_expect_eq(e2map_file_lseek(f, -1, E2MAP_SEEK_DATA), -ENXIO);
+	cr_expect_eq(e2map_file_lseek(f, INT64_MAX, E2MAP_SEEK_HOLE), -ENXIO);
+	cr_expect_eq(e2map_file_lseek(f, 0, E2MAP_SEEK_CUR), 0);
 	e2map_file_close(f);
 	e2map_close(m);
 }
@@ -325,11 +325,11 @@ Test(call_errors, fiemap_too_many_extents_leaves_struct_alone)
 	e2map_file_t *f;
 
 	cr_assert_eq(e2map_file_open(m, "/sparse.bin", &f), 0);
-	cr_expect_eq(e2map_fiemap(f, &fm), -EINVAL);
+	cr_expect_eq(e2map_file_fiemap(f, &fm), -EINVAL);
 	cr_expect_eq(fm.fm_mapped_extents, 0xdeadbeef);
 	cr_expect_eq(fm.fm_flags, 0x8);
 	fm.fm_extent_count = 0;
-	cr_expect_eq(e2map_fiemap(f, &fm), -EBADR);
+	cr_expect_eq(e2map_file_fiemap(f, &fm), -EBADR);
 	cr_expect_eq(fm.fm_flags, 0x8);
 	cr_expect_eq(fm.fm_mapped_extents, 0);
 	e2map_file_close(f);
@@ -340,8 +340,8 @@ Test(call_errors, null_handles_are_harmless)
 {
 	e2map_close(NULL);
 	e2map_file_close(NULL);
-	cr_expect_eq(e2map_lseek(NULL, 0, 0), -EINVAL);
-	cr_expect_eq(e2map_fiemap(NULL, NULL), -EINVAL);
+	cr_expect_eq(e2map_file_lseek(NULL, 0, 0), -EINVAL);
+	cr_expect_eq(e2map_file_fiemap(NULL, NULL), -EINVAL);
 	cr_expect_str_not_empty(e2map_strerror(-EUCLEAN));
 }
 
@@ -354,7 +354,7 @@ static unsigned list(e2map_file_t *f, struct fiemap_extent *out, unsigned n)
 	cr_assert(fm);
 	fm->fm_length = ~0ULL;
 	fm->fm_extent_count = n;
-	cr_assert_eq(e2map_fiemap(f, fm), 0);
+	cr_assert_eq(e2map_file_fiemap(f, fm), 0);
 	got = fm->fm_mapped_extents;
 	memcpy(out, fm->fm_extents, got * sizeof(*out));
 	free(fm);
@@ -431,7 +431,7 @@ static void check_reads(const char *image, const char *path, unsigned depth)
 
 	cr_assert_eq(e2map_file_open(m, path, &f), 0, "%s", path);
 	before = e2map_blocks_read(m);
-	r = e2map_lseek(f, 0, E2MAP_SEEK_DATA);
+	r = e2map_file_lseek(f, 0, E2MAP_SEEK_DATA);
 	cr_expect_geq(r, 0, "%s: SEEK_DATA(0) = %lld", path, (long long)r);
 	cr_expect_leq(e2map_blocks_read(m) - before, depth + 1,
 		      "%s: %llu metadata reads for SEEK_DATA(0)", path,
@@ -485,15 +485,15 @@ static int count_run(const struct e2map_run *run, void *payload)
 Test(special, a_fifo_has_nothing_to_map)
 {
 	e2map_t *m = open_ok(special, NULL);
-	struct e2map_check_stats cs;
-	struct e2map_stat st;
+	struct e2map_check_stats cs = E2MAP_CHECK_STATS_INIT;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	e2map_file_t *f;
 	int runs = 0;
 
-	cr_assert_eq(e2map_stat(m, "/fifo", &st), 0);
+	cr_assert_eq(e2map_path_stat(m, "/fifo", &st), 0);
 	cr_expect(S_ISFIFO(st.mode));
 	cr_assert_eq(e2map_file_open(m, "/fifo", &f), 0);
-	cr_expect_eq(e2map_walk(f, 0, 10, count_run, &runs), -EOPNOTSUPP);
+	cr_expect_eq(e2map_file_walk(f, 0, 10, count_run, &runs), -EOPNOTSUPP);
 	cr_expect_eq(runs, 0);
 	cr_expect_eq(e2map_file_check(f, &cs), 0);
 	cr_expect_eq(cs.seeks + cs.fiemaps, 0);
@@ -504,15 +504,15 @@ Test(special, a_fifo_has_nothing_to_map)
 Test(special, sockets_and_devices_do_not_open)
 {
 	e2map_t *m = open_ok(special, NULL);
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 
 	cr_expect_eq(file_open_err(m, "/sock"), -ENXIO);
 	cr_expect_eq(file_open_err(m, "/chr_nodrv"), -ENXIO);
 	cr_expect_eq(file_open_err(m, "/blk_nodrv"), -ENXIO);
 	/* stat(2) needs no open: it works on all of them. */
-	cr_expect_eq(e2map_stat(m, "/sock", &st), 0);
+	cr_expect_eq(e2map_path_stat(m, "/sock", &st), 0);
 	cr_expect(S_ISSOCK(st.mode));
-	cr_expect_eq(e2map_stat(m, "/blk_nodrv", &st), 0);
+	cr_expect_eq(e2map_path_stat(m, "/blk_nodrv", &st), 0);
 	cr_expect(S_ISBLK(st.mode));
 	e2map_close(m);
 }
@@ -521,29 +521,29 @@ Test(special, sockets_and_devices_do_not_open)
 Test(open_errors, lstat_stat_ino_readlink)
 {
 	e2map_t *m = open_ok(img, NULL);
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	char buf[64];
 
-	cr_expect_eq(e2map_lstat(m, "/notes-link", &st), 0);
+	cr_expect_eq(e2map_path_lstat(m, "/notes-link", &st), 0);
 	cr_expect(S_ISLNK(st.mode) && st.ino == 20 && st.size == 14);
-	cr_expect_eq(e2map_stat(m, "/notes-link", &st), 0);
+	cr_expect_eq(e2map_path_stat(m, "/notes-link", &st), 0);
 	cr_expect(S_ISREG(st.mode) && st.ino == 18);
-	cr_expect_eq(e2map_lstat(m, "/nothere", &st), -ENOENT);
-	cr_expect_eq(e2map_lstat(NULL, "/", &st), -EINVAL);
-	cr_expect_eq(e2map_stat_ino(m, 20, &st), 0);
+	cr_expect_eq(e2map_path_lstat(m, "/nothere", &st), -ENOENT);
+	cr_expect_eq(e2map_path_lstat(NULL, "/", &st), -EINVAL);
+	cr_expect_eq(e2map_inode_stat(m, 20, &st), 0);
 	cr_expect(S_ISLNK(st.mode) && st.nlink == 1);
 	cr_expect(st.mask & E2MAP_STAT_CRTIME);
-	cr_expect_eq(e2map_stat_ino(m, 8, &st), 0, "special inodes too");
-	cr_expect_eq(e2map_stat_ino(m, 0, &st), -ESTALE);
-	cr_expect_eq(e2map_stat_ino(m, 1ULL << 40, &st), -ESTALE);
-	cr_expect_eq(e2map_stat_ino(m, 100, &st), -ESTALE, "unused");
-	cr_expect_eq(e2map_readlink_ino(m, 20, buf, sizeof(buf)), 14);
+	cr_expect_eq(e2map_inode_stat(m, 8, &st), 0, "special inodes too");
+	cr_expect_eq(e2map_inode_stat(m, 0, &st), -ESTALE);
+	cr_expect_eq(e2map_inode_stat(m, 1ULL << 40, &st), -ESTALE);
+	cr_expect_eq(e2map_inode_stat(m, 100, &st), -ESTALE, "unused");
+	cr_expect_eq(e2map_inode_readlink(m, 20, buf, sizeof(buf)), 14);
 	cr_expect(!memcmp(buf, "docs/notes.txt", 14));
-	cr_expect_eq(e2map_readlink_ino(m, 20, buf, 4), 14, "the whole length");
+	cr_expect_eq(e2map_inode_readlink(m, 20, buf, 4), 14, "the whole length");
 	cr_expect(!memcmp(buf, "docs", 4));
-	cr_expect_eq(e2map_readlink_ino(m, 20, NULL, 0), 14);
-	cr_expect_eq(e2map_readlink_ino(m, 12, buf, sizeof(buf)), -EINVAL);
-	cr_expect_eq(e2map_readlink_ino(m, 100, buf, sizeof(buf)), -ESTALE);
+	cr_expect_eq(e2map_inode_readlink(m, 20, NULL, 0), 14);
+	cr_expect_eq(e2map_inode_readlink(m, 12, buf, sizeof(buf)), -EINVAL);
+	cr_expect_eq(e2map_inode_readlink(m, 100, buf, sizeof(buf)), -ESTALE);
 	e2map_close(m);
 }
 
@@ -551,7 +551,7 @@ Test(open_errors, lstat_stat_ino_readlink)
 Test(open_errors, inode_record_contract)
 {
 	e2map_t *m = open_ok(img, NULL);
-	struct e2map_record r;
+	struct e2map_record r = E2MAP_RECORD_INIT;
 
 	cr_expect_eq(e2map_inode_record(m, 14, &r), 0);
 	cr_expect(r.err == 0 && (r.flags & E2MAP_REC_STAT) &&

@@ -191,7 +191,7 @@ static void table_paths(e2map_paths_t *p, struct strs *out)
 	for (size_t i = 0; i < inos.n; i++) {
 		struct one_ino o = { out, (uint64_t)(uintptr_t)inos.v[i] };
 
-		cr_assert_eq(e2map_inode_paths(p, o.ino, add_path, &o), 0);
+		cr_assert_eq(e2map_paths_foreach(p, o.ino, add_path, &o), 0);
 	}
 	free(inos.v);
 	qsort(out->v, out->n, sizeof(*out->v), cmp_str);
@@ -263,7 +263,7 @@ static void debugfs_w(const char *request)
 
 static uint64_t ino_of(const char *path)
 {
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	e2map_file_t *f;
 
 	cr_assert_eq(e2map_file_open(m, path, &f), 0, "%s: %s", path,
@@ -293,7 +293,7 @@ static void expect_paths(e2map_paths_t *p, const char *path,
 	struct one_ino o = { &got, ino_of(path) };
 	size_t n = 0;
 
-	cr_assert_eq(e2map_inode_paths(p, o.ino, add_path, &o), 0);
+	cr_assert_eq(e2map_paths_foreach(p, o.ino, add_path, &o), 0);
 	for (size_t i = 1; i < got.n; i++)
 		cr_expect_leq(components(got.v[0]), components(got.v[i]),
 			      "%s: %s before %s", path, got.v[0], got.v[i]);

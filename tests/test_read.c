@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * e2map_read and `e2map cat` against read(2) on the kernel's mount, as
+ * e2map_file_read and `e2map cat` against read(2) on the kernel's mount, as
  * recorded by scripts/record/read.sh: for every path of every testdata
  * image and every mounted corpus image, the same open error, or the same
  * bytes (sha256) up to the same end, and the same errno where the read
@@ -123,7 +123,7 @@ static void read_run(e2map_file_t *f, const struct run *u, struct run *got)
 	got->bytes = 0;
 	sha256_init(&h);
 	if (u->start)
-		cr_assert_eq(e2map_lseek(f, u->start, E2MAP_SEEK_SET), u->start);
+		cr_assert_eq(e2map_file_lseek(f, u->start, E2MAP_SEEK_SET), u->start);
 	for (;;) {
 		size_t want = u->size;
 
@@ -131,7 +131,7 @@ static void read_run(e2map_file_t *f, const struct run *u, struct run *got)
 			break;
 		if (cut && (long long)want > u->bytes - got->bytes)
 			want = (size_t)(u->bytes - got->bytes);
-		if ((n = e2map_read(f, buf, want)) <= 0)
+		if ((n = e2map_file_read(f, buf, want)) <= 0)
 			break;
 		sha256_update(&h, buf, (size_t)n);
 		got->bytes += n;
@@ -168,9 +168,9 @@ struct tally {
  */
 static bool host_device(e2map_t *m, const char *path)
 {
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 
-	return e2map_stat(m, path, &st) == 0 &&
+	return e2map_path_stat(m, path, &st) == 0 &&
 	       (S_ISCHR(st.mode) || S_ISBLK(st.mode));
 }
 
@@ -533,11 +533,11 @@ Test(read, pread_around_a_bad_leaf)
 
 	cr_assert_eq(e2map_file_open(m, "/leaf_magic", &f), 0);
 	for (i = 0; i < sizeof(call) / sizeof(call[0]); i++)
-		cr_expect_eq(e2map_pread(f, buf, (size_t)call[i][1],
-					 call[i][0]), call[i][2],
+		cr_expect_eq(e2map_file_pread(f, buf, (size_t)call[i][1],
+					      call[i][0]), call[i][2],
 			     "pread(%lld, %lld)", call[i][1], call[i][0]);
 	cr_expect_str_eq(e2map_errmsg(m), "");
-	cr_expect_eq(e2map_pread(f, buf, 1, 2785280), -EIO);
+	cr_expect_eq(e2map_file_pread(f, buf, 1, 2785280), -EIO);
 	cr_expect(strstr(e2map_errmsg(m), "bad magic"), "%s", e2map_errmsg(m));
 	e2map_file_close(f);
 	e2map_close(m);
@@ -552,31 +552,31 @@ Test(read, what_read_refuses)
 	e2map_t *m = open_testdata("ext4-4k", &img);
 
 	cr_assert_eq(e2map_file_open(m, "/dir", &f), 0);
-	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), 0), -EISDIR);
-	cr_expect_eq(e2map_read(f, buf, sizeof(buf)), -EISDIR);
-	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), -1), -EINVAL);
+	cr_expect_eq(e2map_file_pread(f, buf, sizeof(buf), 0), -EISDIR);
+	cr_expect_eq(e2map_file_read(f, buf, sizeof(buf)), -EISDIR);
+	cr_expect_eq(e2map_file_pread(f, buf, sizeof(buf), -1), -EINVAL);
 	e2map_file_close(f);
 	cr_assert_eq(e2map_file_open(m, "/fifo", &f), 0);
-	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), 0), -ESPIPE);
-	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), -1), -EINVAL);
-	cr_expect_eq(e2map_read(f, buf, sizeof(buf)), 0);
+	cr_expect_eq(e2map_file_pread(f, buf, sizeof(buf), 0), -ESPIPE);
+	cr_expect_eq(e2map_file_pread(f, buf, sizeof(buf), -1), -EINVAL);
+	cr_expect_eq(e2map_file_read(f, buf, sizeof(buf)), 0);
 	e2map_file_close(f);
 	cr_assert_eq(e2map_file_open(m, "/tiny", &f), 0);
-	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), -1), -EINVAL);
-	cr_expect_eq(e2map_pread(f, NULL, 1, 0), -EINVAL);
-	cr_expect_eq(e2map_pread(NULL, buf, 1, 0), -EINVAL);
-	cr_expect_eq(e2map_read(NULL, buf, 1), -EINVAL);
-	cr_expect_eq(e2map_pread(f, NULL, 0, 0), 0);
-	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), 13), 0);
+	cr_expect_eq(e2map_file_pread(f, buf, sizeof(buf), -1), -EINVAL);
+	cr_expect_eq(e2map_file_pread(f, NULL, 1, 0), -EINVAL);
+	cr_expect_eq(e2map_file_pread(NULL, buf, 1, 0), -EINVAL);
+	cr_expect_eq(e2map_file_read(NULL, buf, 1), -EINVAL);
+	cr_expect_eq(e2map_file_pread(f, NULL, 0, 0), 0);
+	cr_expect_eq(e2map_file_pread(f, buf, sizeof(buf), 13), 0);
 	/* rw_verify_area: OFF + LEN must not pass INT64_MAX (kernel-checked) */
-	cr_expect_eq(e2map_pread(f, buf, 16, INT64_MAX - 15), -EINVAL);
-	cr_expect_eq(e2map_pread(f, buf, 16, INT64_MAX - 16), 0);
-	cr_expect_eq(e2map_pread(f, buf, sizeof(buf), 10), 3);
+	cr_expect_eq(e2map_file_pread(f, buf, 16, INT64_MAX - 15), -EINVAL);
+	cr_expect_eq(e2map_file_pread(f, buf, 16, INT64_MAX - 16), 0);
+	cr_expect_eq(e2map_file_pread(f, buf, sizeof(buf), 10), 3);
 	/* read(2) moves the position, as lseek sees it */
-	cr_expect_eq(e2map_read(f, buf, 5), 5);
-	cr_expect_eq(e2map_read(f, buf, sizeof(buf)), 8);
-	cr_expect_eq(e2map_read(f, buf, sizeof(buf)), 0);
-	cr_expect_eq(e2map_lseek(f, 0, E2MAP_SEEK_CUR), 13);
+	cr_expect_eq(e2map_file_read(f, buf, 5), 5);
+	cr_expect_eq(e2map_file_read(f, buf, sizeof(buf)), 8);
+	cr_expect_eq(e2map_file_read(f, buf, sizeof(buf)), 0);
+	cr_expect_eq(e2map_file_lseek(f, 0, E2MAP_SEEK_CUR), 13);
 	e2map_file_close(f);
 	e2map_close(m);
 	fixture_remove(img);
@@ -607,7 +607,7 @@ static void sizes(const char *name, const char *path, const size_t *len,
 
 		cr_assert_eq(e2map_file_open(m, path, &f), 0);
 		sha256_init(&h);
-		while ((got = e2map_pread(f, buf, len[i], off)) > 0) {
+		while ((got = e2map_file_pread(f, buf, len[i], off)) > 0) {
 			sha256_update(&h, buf, (size_t)got);
 			off += got;
 		}
@@ -655,7 +655,7 @@ static void seek_answers(e2map_file_t *f, struct calls_buf *b)
 	int whence = E2MAP_SEEK_HOLE;
 	int64_t pos = 0, r;
 
-	while ((r = e2map_lseek(f, pos, whence)) >= 0 && r >= pos) {
+	while ((r = e2map_file_lseek(f, pos, whence)) >= 0 && r >= pos) {
 		calls_buf_add(b, "%d %lld %lld\n", whence, (long long)pos,
 			      (long long)r);
 		if (r == pos && whence == E2MAP_SEEK_DATA)
@@ -682,7 +682,7 @@ static void answers(e2map_file_t *f, struct calls_buf *b)
 		fm->fm_start = pos;
 		fm->fm_length = ~0ULL - pos;
 		fm->fm_extent_count = 32;
-		cr_assert_eq(e2map_fiemap(f, fm), 0);
+		cr_assert_eq(e2map_file_fiemap(f, fm), 0);
 		for (i = 0; i < fm->fm_mapped_extents; i++)
 			calls_buf_add(b, "%llu %llu %llu %x\n",
 				      (unsigned long long)e[i].fe_logical,
@@ -710,9 +710,9 @@ static void stays_cold(const char *name, const char *path)
 	answers(f, &cold);
 	e2map_file_close(f);
 	cr_assert_eq(e2map_file_open(m, path, &f), 0);
-	while (e2map_read(f, buf, CAT_CALL) > 0)
+	while (e2map_file_read(f, buf, CAT_CALL) > 0)
 		;
-	cr_assert_eq(e2map_lseek(f, 0, E2MAP_SEEK_SET), 0);
+	cr_assert_eq(e2map_file_lseek(f, 0, E2MAP_SEEK_SET), 0);
 	answers(f, &after);
 	cr_expect_str_eq(after.s, cold.s, "%s %s", name, path);
 	e2map_file_close(f);
@@ -795,7 +795,7 @@ Test(read, a_sparse_file_of_every_other_block, .timeout = 120)
 	cr_assert_eq(e2map_open(img, NULL, &m), 0);
 	cr_assert_eq(e2map_file_open(m, "/f", &f), 0);
 	meta = e2map_blocks_read(m);
-	while ((n = e2map_pread(f, buf, 1U << 20, (int64_t)off)) > 0) {
+	while ((n = e2map_file_pread(f, buf, 1U << 20, (int64_t)off)) > 0) {
 		check_sparse(buf, off, (size_t)n);
 		off += (uint64_t)n;
 	}
@@ -826,7 +826,7 @@ Test(read, an_image_at_an_offset)
 	cr_assert_eq(e2map_open(shifted, "offset=1048576", &m), 0);
 	cr_assert_eq(e2map_file_open(m, "/random", &f), 0);
 	sha256_init(&h);
-	while ((n = e2map_read(f, buf, CAT_CALL)) > 0)
+	while ((n = e2map_file_read(f, buf, CAT_CALL)) > 0)
 		sha256_update(&h, buf, (size_t)n);
 	sha256_final(&h, hex);
 	/* testdata/ext4-4k.read: /random read(2) on the kernel's mount */

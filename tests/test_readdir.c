@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * e2map_readdir against getdents64 on the kernel's mount, as recorded by
+ * e2map_file_readdir against getdents64 on the kernel's mount, as recorded by
  * scripts/record/readdir.sh: for every directory, the same entries (".",
  * ".." and the names, with inode numbers and d_type) in the same order,
  * and the same error where the kernel's listing failed.
@@ -53,7 +53,7 @@ static void listing(e2map_t *m, const char *dir, struct text *t)
 	int err = e2map_file_open(m, dir, &f);
 
 	if (!err) {
-		err = e2map_readdir(f, add_entry, t);
+		err = e2map_file_readdir(f, add_entry, t);
 		e2map_file_close(f);
 	}
 	if (err) {

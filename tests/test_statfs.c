@@ -6,7 +6,9 @@
  * kernel's answer for testdata/NAME.img.gz, whose sha256 it names.  Each
  * field e2map reports is compared and named when it differs: type, bsize,
  * blocks (f_blocks: the block count less ext4_calculate_overhead, or a
- * bigalloc superblock's s_overhead_clusters), files and ffree.
+ * bigalloc superblock's s_overhead_clusters), files, ffree, bfree, bavail
+ * (the reserves taken off) and namelen; and the same through `e2map
+ * mount`, as df reads it there.
  *
  * The meta_bg images of scripts/gen/mkmetabg.sh (s_first_meta_bg 0 to 3,
  * 1 and 4 KiB blocks, 32 and 64-byte descriptors, ext2, bigalloc, and a
@@ -22,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "calls.h"
@@ -42,7 +45,7 @@ static void free_params(struct criterion_test_params *crp)
 	cr_free(crp->params);
 }
 
-ParameterizedTestParameters(statfs, image)
+static struct criterion_test_params recordings(void)
 {
 	struct recording *v = NULL, *nv;
 	size_t n = 0, cap = 0;
@@ -76,9 +79,19 @@ ParameterizedTestParameters(statfs, image)
 				   free_params);
 }
 
+ParameterizedTestParameters(statfs, image)
+{
+	return recordings();
+}
+
+ParameterizedTestParameters(statfs, fuse)
+{
+	return recordings();
+}
+
 /* The fields of a recording that e2map_statfs reports. */
 struct want {
-	uint64_t type, bsize, blocks, files, ffree;
+	uint64_t type, bsize, blocks, files, ffree, bfree, bavail, namelen;
 	unsigned seen;		/* a bit a field */
 	char sha[65];
 };
@@ -92,6 +105,9 @@ static const struct field {
 	{ "blocks", offsetof(struct want, blocks) },
 	{ "files", offsetof(struct want, files) },
 	{ "ffree", offsetof(struct want, ffree) },
+	{ "bfree", offsetof(struct want, bfree) },
+	{ "bavail", offsetof(struct want, bavail) },
+	{ "namelen", offsetof(struct want, namelen) },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -135,44 +151,83 @@ static void remove_scratch(void)
 	img = NULL;
 }
 
-ParameterizedTest(struct recording *r, statfs, image, .timeout = 60,
-		  .fini = remove_scratch)
+/* Recording R read into W, and its image unpacked into img (its digest
+ * the recorded one). */
+static void load(const struct recording *r, struct want *w)
 {
 	char path[2048], sha[65], *text;
-	struct e2map_statfs st;
-	struct want w = { 0 };
-	e2map_t *m = NULL;
-	uint64_t got[NFIELDS];
 
 	cr_assert(r->name[0], "no %s/*.statfs (scripts/record/statfs.sh)",
 		  fixture_testdata());
 	snprintf(path, sizeof(path), "%s/%s.statfs", fixture_testdata(),
 		 r->name);
 	cr_assert((text = calls_read_file(path, NULL)), "cannot read %s", path);
-	parse(path, text, &w);
+	parse(path, text, w);
 	free(text);
 	img = fixture_image(r->name);
 	cr_assert(img, "%s: no image %s.img.gz", r->name, r->name);
 	cr_assert(fixture_sha256(img, sha) == 0, "sha256sum %s failed", img);
-	cr_assert(!strcmp(sha, w.sha), "%s: the image is not the one recorded "
-		  "(sha256 %s, recorded %s)", r->name, sha, w.sha);
+	cr_assert(!strcmp(sha, w->sha), "%s: the image is not the one recorded "
+		  "(sha256 %s, recorded %s)", r->name, sha, w->sha);
+}
+
+static void compare(const char *name, const char *who, const struct want *w,
+		    const uint64_t *got)
+{
+	for (size_t i = 0; i < NFIELDS; i++) {
+		uint64_t want = *(const uint64_t *)((const char *)w +
+						    fields[i].off);
+
+		cr_expect(got[i] == want, "%s: %s: the kernel says %" PRIu64
+			  ", %s %" PRIu64, name, fields[i].name, want, who,
+			  got[i]);
+	}
+}
+
+ParameterizedTest(struct recording *r, statfs, image, .timeout = 60,
+		  .fini = remove_scratch)
+{
+	struct e2map_statfs st = E2MAP_STATFS_INIT;
+	struct want w = { 0 };
+	e2map_t *m = NULL;
+
+	load(r, &w);
 	cr_assert(e2map_open(img, NULL, &m) == 0, "e2map_open %s: %s", r->name,
 		  e2map_errmsg(NULL));
 	cr_assert(e2map_statfs(m, &st) == 0, "%s: e2map_statfs: %s", r->name,
 		  e2map_errmsg(m));
-	got[0] = st.type;
-	got[1] = st.bsize;
-	got[2] = st.blocks;
-	got[3] = st.files;
-	got[4] = st.ffree;
-	for (size_t i = 0; i < NFIELDS; i++) {
-		uint64_t want = *(uint64_t *)((char *)&w + fields[i].off);
-
-		cr_expect(got[i] == want, "%s: %s: the kernel says %" PRIu64
-			  ", e2map %" PRIu64, r->name, fields[i].name, want,
-			  got[i]);
-	}
+	compare(r->name, "e2map", &w, (uint64_t[NFIELDS]){
+		st.type, st.bsize, st.blocks, st.files, st.ffree, st.bfree,
+		st.bavail, st.namelen });
 	e2map_close(m);
+}
+
+/* What df reads through `e2map mount`: the same answers. */
+ParameterizedTest(struct recording *r, statfs, fuse, .timeout = 60,
+		  .fini = remove_scratch)
+{
+	char dir[] = "/tmp/e2map-statfs-XXXXXX";
+	struct want w = { 0 };
+	struct statfs sf;
+	const char *why;
+	pid_t pid;
+	int err;
+
+	load(r, &w);
+	cr_assert(mkdtemp(dir));
+	if ((why = fixture_fuse_mount(img, dir, &pid)) && strcmp(why, "timeout")) {
+		rmdir(dir);
+		cr_skip_test("%s", why);
+	}
+	cr_assert_null(why, "%s: the FUSE mount did not come up", r->name);
+	err = statfs(dir, &sf);
+	cr_expect_eq(fixture_fuse_unmount(dir, pid), 0, "%s: unmount", r->name);
+	rmdir(dir);
+	cr_assert_eq(err, 0, "%s: statfs on the FUSE mount", r->name);
+	/* FUSE reports its own magic: the rest is e2map's. */
+	compare(r->name, "e2map mount", &w, (uint64_t[NFIELDS]){
+		w.type, (uint64_t)sf.f_bsize, sf.f_blocks, sf.f_files,
+		sf.f_ffree, sf.f_bfree, sf.f_bavail, (uint64_t)sf.f_namelen });
 }
 
 /* The meta_bg layouts are recorded: a missing file would pass unnoticed. */

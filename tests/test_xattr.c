@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * e2map_xattrs_ino and e2map_getxattr_ino against llistxattr/lgetxattr on
+ * e2map_inode_xattrs and e2map_inode_getxattr against llistxattr/lgetxattr on
  * the kernel's mount, as recorded by scripts/record/xattr.sh: for every
  * path, the same names in the same order with the same values or errors
  * (or the listing's error), and the same answers for names no listing
@@ -84,18 +84,18 @@ static int add_xattr(const struct e2map_xattr *x, void *payload)
 static void probe(e2map_t *m, const char *path, const char *name,
 		  struct text *t)
 {
-	int64_t n = e2map_lgetxattr(m, path, name, NULL, 0);
+	int64_t n = e2map_path_lgetxattr(m, path, name, NULL, 0);
 	unsigned char *v = NULL;
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 
-	if (!e2map_lstat(m, path, &st))
-		cr_expect_eq(e2map_getxattr_ino(m, st.ino, name, NULL, 0), n,
+	if (!e2map_path_lstat(m, path, &st))
+		cr_expect_eq(e2map_inode_getxattr(m, st.ino, name, NULL, 0), n,
 			     "%s %s: by number otherwise", path, name);
 	if (n > 0) {
 		cr_assert((v = malloc((size_t)n)));
-		cr_assert_eq(e2map_lgetxattr(m, path, name, v, (size_t)n - 1),
+		cr_assert_eq(e2map_path_lgetxattr(m, path, name, v, (size_t)n - 1),
 			     -ERANGE, "%s: a short buffer fits", name);
-		n = e2map_lgetxattr(m, path, name, v, (size_t)n);
+		n = e2map_path_lgetxattr(m, path, name, v, (size_t)n);
 	}
 	put_name(t, "G ", name);
 	put_value(t, v, n > 0 ? (size_t)n : 0, n < 0 ? (int)n : 0);
@@ -109,7 +109,7 @@ static void answers(e2map_t *m, const char *path, const char *probes,
 	char rec[64];
 	int err;
 
-	err = e2map_lxattrs(m, path, add_xattr, t);
+	err = e2map_path_lxattrs(m, path, add_xattr, t);
 	if (err) {
 		snprintf(rec, sizeof(rec), "L %s", calls_errname(err));
 		put(t, rec, strlen(rec));

@@ -34,6 +34,10 @@
 #include <stdint.h>
 #include <ext2fs/ext2fs.h>
 
+/* A caller's struct (e2map_stat...) made for a version this library knows
+ * (the public header's Growth rule); only version 1 exists yet. */
+#define E2MAP__OUT_OK(p, want) ((p) && (p)->version == (want))
+
 /* On-disk little-endian fields, read byte by byte (any alignment). */
 static inline uint16_t le16(const unsigned char *p)
 {

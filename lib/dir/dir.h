@@ -51,7 +51,7 @@ int e2map__dirblock_iterate(e2map_file_t *dir, uint32_t lblk, uint64_t pblk,
 int e2map__inline_dir_iterate(e2map_file_t *dir, e2map__dirent_cb cb,
 			      void *payload);
 
-/* readdir.c: getdents(2)'s listing (e2map_readdir's contract, the file
+/* readdir.c: getdents(2)'s listing (e2map_file_readdir's contract, the file
  * layer's) */
 int e2map__readdir(e2map_file_t *f, e2map_dirent_cb cb, void *payload);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * du's walk, as GNU du walks the mount (gnulib fts, FTS_PHYSICAL): every
- * directory read whole in getdents order (e2map_readdir), a batch of more
+ * directory read whole in getdents order (e2map_file_readdir), a batch of more
  * than 10,000 names sorted by inode number first as fts does on ext4,
  * each name lstat'ed through ext4_lookup, a file of several links counted
  * at its first name only, and a directory reported after everything
@@ -110,8 +110,8 @@ static int entry_size(struct du *d, e2map_file_t *f,
 		*bytes = st->size;
 	else if (!LINUX_S_ISREG(mode) && !LINUX_S_ISDIR(mode))
 		*bytes = 0;
-	else if ((err = e2map_walk(f, 0, (f->size + w.bs - 1) / w.bs,
-				   add_written, &w)) < 0)
+	else if ((err = e2map_file_walk(f, 0, (f->size + w.bs - 1) / w.bs,
+					add_written, &w)) < 0)
 		return err;
 	else
 		*bytes = w.bytes;
@@ -202,7 +202,7 @@ static int push_dir(struct du *d, e2map_file_t *f, size_t pathlen,
 	dd->pathlen = pathlen;
 	dd->total = size;
 	d->chain[d->depth++] = f->ino;
-	err = e2map_readdir(f, dir_add, dd);
+	err = e2map_file_readdir(f, dir_add, dd);
 	if (err == -ENOMEM)
 		return err;
 	dd->err = err < 0 ? err : 0;
@@ -214,7 +214,7 @@ static int push_dir(struct du *d, e2map_file_t *f, size_t pathlen,
 static int visit(struct du *d, e2map_file_t *f, size_t len, int depth)
 {
 	bool dir = LINUX_S_ISDIR(f->inode->i_mode);
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	uint64_t bytes = 0;
 	int err;
 

@@ -35,10 +35,10 @@ struct xt {
 	mode_t umask;
 	bool root;		/* may chown and make device nodes */
 	unsigned failures;
-	int stop;		/* CB's negative return: stop, return it */
+	int stop;		/* CB's non-zero return: stop, return it */
 };
 
-/* Tell the caller about the entry at src/dst; CB's negative return stops
+/* Tell the caller about the entry at src/dst; CB's non-zero return stops
  * the walk (0 here, x->stop set: every step checks it). */
 static int report(struct xt *x, const struct e2map_stat *st, int err,
 		  const char *what, uint64_t bytes, bool partial)
@@ -53,7 +53,7 @@ static int report(struct xt *x, const struct e2map_stat *st, int err,
 
 	if (err)
 		x->failures++;
-	if (x->cb && (r = x->cb(&ev, x->payload)) < 0)
+	if (x->cb && (r = x->cb(&ev, x->payload)) != 0)
 		x->stop = r;
 	return 0;
 }
@@ -103,7 +103,7 @@ static int copy_range(struct xt *x, e2map_file_t *f, int fd, int64_t *off,
 	while (*off < end) {
 		size_t want = end - *off < COPY_BUF ? (size_t)(end - *off) :
 			      COPY_BUF;
-		int64_t n = e2map_pread(f, x->buf, want, *off);
+		int64_t n = e2map_file_pread(f, x->buf, want, *off);
 
 		if (n < 0) {
 			*what = "read";
@@ -135,10 +135,10 @@ static int copy_data(struct xt *x, e2map_file_t *f, int fd, uint64_t size,
 	int err = 0;
 
 	while ((uint64_t)pos < size) {
-		if ((data = e2map_lseek(f, pos, E2MAP_SEEK_DATA)) == -ENXIO)
+		if ((data = e2map_file_lseek(f, pos, E2MAP_SEEK_DATA)) == -ENXIO)
 			break;
 		if (data < 0 ||
-		    (hole = e2map_lseek(f, data, E2MAP_SEEK_HOLE)) < 0) {
+		    (hole = e2map_file_lseek(f, data, E2MAP_SEEK_HOLE)) < 0) {
 			if (data >= 0)
 				pos = data;
 			err = copy_range(x, f, fd, &pos, (int64_t)size, true,
@@ -208,7 +208,7 @@ static int make_node(struct xt *x, uint64_t ino, const struct e2map_stat *st,
 
 	if (type == S_IFLNK) {
 		*what = "readlink";
-		if ((n = e2map_readlink_alloc(x->m, ino, &target)) < 0)
+		if ((n = e2map_inode_readlink_alloc(x->m, ino, &target)) < 0)
 			return (int)n;
 	} else if ((type == S_IFCHR || type == S_IFBLK) && !x->root) {
 		*what = "mknod";
@@ -251,7 +251,7 @@ static int preserve(struct xt *x, uint64_t ino, const struct e2map_stat *st,
 	};
 	int err;
 
-	if ((err = e2map_xattrs_ino(x->m, ino, set_one_xattr, x)) < 0) {
+	if ((err = e2map_inode_xattrs(x->m, ino, set_one_xattr, x)) < 0) {
 		*what = "listxattr";
 		return err;
 	}
@@ -304,7 +304,7 @@ static int enter_dir(struct xt *x, const struct e2map_stat *st, int err)
 {
 	if (!(x->flags & E2MAP_EXTRACT_RECURSIVE)) {
 		report(x, st, -EISDIR, "not recursive", 0, false);
-		return x->stop ? x->stop : 1;
+		return x->stop ? x->stop : E2MAP_SKIP;
 	}
 	if (err) {
 		report(x, st, err, "directory loop", 0, false);
@@ -313,7 +313,7 @@ static int enter_dir(struct xt *x, const struct e2map_stat *st, int err)
 	if (mkdir(x->dst.s, (st->mode & 0777) | S_IRWXU) < 0 &&
 	    errno != EEXIST) {
 		report(x, st, -errno, "mkdir", 0, false);
-		return x->stop ? x->stop : 1;
+		return x->stop ? x->stop : E2MAP_SKIP;
 	}
 	return x->stop;
 }
@@ -337,7 +337,7 @@ static int leave_dir(struct xt *x, const struct e2map_stat *st)
 
 /*
  * Anything but a directory; a file whose copy could not be made is not
- * the target of its later names (1: the walk skips it as one).
+ * the target of its later names (the walk skips it).
  */
 static int extract_node(struct xt *x, const struct e2map_tree_entry *e)
 {
@@ -359,13 +359,11 @@ static int extract_node(struct xt *x, const struct e2map_tree_entry *e)
 	if (err == -ENOMEM || made == -ENOMEM)
 		return -ENOMEM;
 	report(x, st, err, err ? what : NULL, bytes, partial);
-	return x->stop ? x->stop : made < 0;
+	return x->stop ? x->stop : made < 0 ? E2MAP_SKIP : 0;
 }
 
-static int on_entry(const struct e2map_tree_entry *e, void *payload)
+static int entry(struct xt *x, const struct e2map_tree_entry *e)
 {
-	struct xt *x = payload;
-
 	x->src = e->path;
 	if (dest_of(x, e->path, &x->dst) < 0)
 		return -ENOMEM;
@@ -384,11 +382,22 @@ static int on_entry(const struct e2map_tree_entry *e, void *payload)
 	return extract_node(x, e);
 }
 
+/* The caller's stop may be any value, E2MAP_SKIP too: the walk is told to
+ * stop with one it cannot take for a skip, and e2map_extract hands back
+ * the caller's. */
+static int on_entry(const struct e2map_tree_entry *e, void *payload)
+{
+	struct xt *x = payload;
+	int r = entry(x, e);
+
+	return x->stop ? -ECANCELED : r;
+}
+
 /* DEST names the copy; an existing directory takes it under PATH's name. */
 static int start_dest(struct xt *x, const char *path, const char *dest)
 {
 	const char *base = strrchr(path, '/');
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	struct stat hs;
 	size_t n;
 	int err;
@@ -396,7 +405,7 @@ static int start_dest(struct xt *x, const char *path, const char *dest)
 	if ((err = e2map__path_push(&x->dst, dest, strlen(dest))) < 0)
 		return err;
 	x->base = x->dst.len;
-	if ((err = e2map_lstat(x->m, path, &st)) == -ENOMEM)
+	if ((err = e2map_path_lstat(x->m, path, &st)) == -ENOMEM)
 		return err;
 	if (stat(dest, &hs) < 0 || !S_ISDIR(hs.st_mode) ||
 	    (!err && st.ino == EXT2_ROOT_INO))
@@ -428,8 +437,10 @@ int e2map_extract(e2map_t *m, const char *path, const char *dest,
 		return -ENOMEM;
 	if ((err = start_dest(&x, path, dest)) == 0)
 		err = e2map_tree_walk(m, path, on_entry, &x);
+	if (x.stop)
+		err = x.stop;
 	free(x.buf);
 	free(x.dst.s);
 	free(x.first.s);
-	return err < 0 ? err : (int)x.failures;
+	return err ? err : (int)x.failures;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * e2map_fiemap: FS_IOC_FIEMAP on ext4 (spec §2, §3.1): the request checks
+ * e2map_file_fiemap: FS_IOC_FIEMAP on ext4 (spec §2, §3.1): the request checks
  * in the kernel's order (ioctl_fiemap, ext4_fiemap, fiemap_prep), the
  * iomap_fiemap walk that emits each mapping one step late, and the
  * write-back of fm_flags and fm_mapped_extents.
@@ -121,7 +121,7 @@ static int request(e2map_file_t *f, struct fiemap *fm, uint32_t *flags)
 	return walk(f, fm, xattr, start, len);
 }
 
-int e2map_fiemap(e2map_file_t *f, struct fiemap *fm)
+int e2map_file_fiemap(e2map_file_t *f, struct fiemap *fm)
 {
 	uint32_t flags;
 	int err;
@@ -140,8 +140,8 @@ int e2map_fiemap(e2map_file_t *f, struct fiemap *fm)
 }
 
 /* The mapping walk is the inode layer's; a handle is how callers reach it. */
-int e2map_walk(e2map_file_t *f, uint64_t lblk, uint64_t nblk,
-	       e2map_run_cb cb, void *payload)
+int e2map_file_walk(e2map_file_t *f, uint64_t lblk, uint64_t nblk,
+		    e2map_run_cb cb, void *payload)
 {
 	return e2map__walk(f, lblk, nblk, cb, payload);
 }

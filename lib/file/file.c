@@ -110,7 +110,7 @@ static int stat_path(e2map_t *m, const char *path, bool follow,
 	e2map_file_t *f;
 	int err;
 
-	if (!m || !path || !st)
+	if (!m || !path || !E2MAP__OUT_OK(st, E2MAP_STAT_VERSION))
 		return -EINVAL;
 	if ((err = e2map__lookup_inode(m, path, follow, &f)) < 0)
 		return err;
@@ -119,22 +119,22 @@ static int stat_path(e2map_t *m, const char *path, bool follow,
 	return err;
 }
 
-int e2map_stat(e2map_t *m, const char *path, struct e2map_stat *st)
+int e2map_path_stat(e2map_t *m, const char *path, struct e2map_stat *st)
 {
 	return stat_path(m, path, true, st);
 }
 
-int e2map_lstat(e2map_t *m, const char *path, struct e2map_stat *st)
+int e2map_path_lstat(e2map_t *m, const char *path, struct e2map_stat *st)
 {
 	return stat_path(m, path, false, st);
 }
 
-int e2map_stat_ino(e2map_t *m, uint64_t ino, struct e2map_stat *st)
+int e2map_inode_stat(e2map_t *m, uint64_t ino, struct e2map_stat *st)
 {
 	e2map_file_t *f;
 	int err;
 
-	if (!m || !st)
+	if (!m || !E2MAP__OUT_OK(st, E2MAP_STAT_VERSION))
 		return -EINVAL;
 	if ((err = e2map__iget_ino(m, ino, &f)) < 0)
 		return err;
@@ -163,7 +163,7 @@ static int read_target(e2map_t *m, uint64_t ino, char **target, size_t *len)
 	return err;
 }
 
-int64_t e2map_readlink_ino(e2map_t *m, uint64_t ino, char *buf, size_t size)
+int64_t e2map_inode_readlink(e2map_t *m, uint64_t ino, char *buf, size_t size)
 {
 	char *target;
 	size_t len = 0;
@@ -179,7 +179,7 @@ int64_t e2map_readlink_ino(e2map_t *m, uint64_t ino, char *buf, size_t size)
 	return (int64_t)len;
 }
 
-int64_t e2map_readlink_alloc(e2map_t *m, uint64_t ino, char **out)
+int64_t e2map_inode_readlink_alloc(e2map_t *m, uint64_t ino, char **out)
 {
 	size_t len = 0;
 	int err;
@@ -226,16 +226,17 @@ static int encrypted_link_size(e2map_file_t *f, uint64_t *size)
 
 int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st)
 {
-	memset(st, 0, sizeof(*st));
-	if (!f)
+	if (!f || !E2MAP__OUT_OK(st, E2MAP_STAT_VERSION))
 		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	st->version = E2MAP_STAT_VERSION;
 	e2map__inode_stat(f, st);
 	st->flags = f->inode->i_flags & FL_USER_VISIBLE;
 	return encrypted_link_size(f, &st->size);
 }
 
-int e2map_lookup_at(e2map_t *m, uint64_t dir, const char *name, size_t len,
-		    uint64_t *ino)
+int e2map_inode_lookup(e2map_t *m, uint64_t dir, const char *name, size_t len,
+		       uint64_t *ino)
 {
 	struct e2map_name n = { name, (unsigned)len };
 	e2map_file_t *d, *child;

@@ -170,8 +170,8 @@ static int list_name(const struct e2map__xentry *e, void *payload)
 	return 0;
 }
 
-int64_t e2map_getxattr_ino(e2map_t *m, uint64_t ino, const char *name,
-			   void *buf, size_t size)
+int64_t e2map_inode_getxattr(e2map_t *m, uint64_t ino, const char *name,
+			     void *buf, size_t size)
 {
 	e2map_file_t *f;
 	int64_t r;
@@ -185,8 +185,8 @@ int64_t e2map_getxattr_ino(e2map_t *m, uint64_t ino, const char *name,
 	return r;
 }
 
-int64_t e2map_lgetxattr(e2map_t *m, const char *path, const char *name,
-			void *buf, size_t size)
+int64_t e2map_path_lgetxattr(e2map_t *m, const char *path, const char *name,
+			     void *buf, size_t size)
 {
 	e2map_file_t *f;
 	int64_t r;
@@ -239,8 +239,8 @@ static int xattrs_of(e2map_file_t *f, e2map_xattr_cb cb, void *payload)
 	return err;
 }
 
-int e2map_xattrs_ino(e2map_t *m, uint64_t ino, e2map_xattr_cb cb,
-		     void *payload)
+int e2map_inode_xattrs(e2map_t *m, uint64_t ino, e2map_xattr_cb cb,
+		       void *payload)
 {
 	e2map_file_t *f;
 	int err;
@@ -254,8 +254,8 @@ int e2map_xattrs_ino(e2map_t *m, uint64_t ino, e2map_xattr_cb cb,
 	return err;
 }
 
-int e2map_lxattrs(e2map_t *m, const char *path, e2map_xattr_cb cb,
-		  void *payload)
+int e2map_path_lxattrs(e2map_t *m, const char *path, e2map_xattr_cb cb,
+		       void *payload)
 {
 	e2map_file_t *f;
 	int err;

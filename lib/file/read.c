@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * e2map_pread / e2map_read: read(2) on the fresh mount (filemap_read over
+ * e2map_file_pread / e2map_file_read: read(2) on the fresh mount (filemap_read over
  * ext4_mpage_readpages and ext4_readpage_inline).  Each mapping from the
  * one mapping walk (e2map__iomap_report) becomes one action: a hole or an
  * unwritten range is zeroed, a written run is one read from the image.
@@ -194,7 +194,7 @@ static int64_t check_read(e2map_file_t *f, int64_t off, size_t *len)
 	return (int64_t)*len;
 }
 
-int64_t e2map_pread(e2map_file_t *f, void *buf, size_t len, int64_t off)
+int64_t e2map_file_pread(e2map_file_t *f, void *buf, size_t len, int64_t off)
 {
 	struct rd r;
 	int64_t n;
@@ -215,13 +215,13 @@ int64_t e2map_pread(e2map_file_t *f, void *buf, size_t len, int64_t off)
 	return n;
 }
 
-int64_t e2map_read(e2map_file_t *f, void *buf, size_t len)
+int64_t e2map_file_read(e2map_file_t *f, void *buf, size_t len)
 {
 	int64_t n;
 
 	if (f && e2map__unmapped(f))
 		return 0;	/* a FIFO without a writer: end of file */
-	if ((n = e2map_pread(f, buf, len, f ? f->pos : 0)) > 0)
+	if ((n = e2map_file_pread(f, buf, len, f ? f->pos : 0)) > 0)
 		f->pos += n;
 	return n;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * e2map_lseek: ext4_llseek and ext4_dir_llseek (spec §5).  SEEK_DATA and
+ * e2map_file_lseek: ext4_llseek and ext4_dir_llseek (spec §5).  SEEK_DATA and
  * SEEK_HOLE walk the same mapper as FIEMAP (iomap_seek_data/_hole), so they
  * warm the handle's cache exactly as the kernel's calls do.
  */
@@ -91,7 +91,7 @@ static bool is_dx_dir(const e2map_file_t *f)
 		(f->size >> f->m->bits) == 1 || f->src == SRC_INLINE);
 }
 
-int64_t e2map_lseek(e2map_file_t *f, int64_t offset, int whence)
+int64_t e2map_file_lseek(e2map_file_t *f, int64_t offset, int whence)
 {
 	int64_t r;
 

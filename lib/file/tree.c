@@ -110,58 +110,52 @@ static int visit(struct walk *w, enum e2map_tree_visit v, uint64_t ino,
 	return w->cb(&e, w->payload);
 }
 
-/* One directory's entries, read before any is visited. */
-struct listing {
-	struct e2map_dirent *v;
-	char *names;
-	size_t n, cap, nlen, ncap;
-};
-
-static int list_add(const struct e2map_dirent *de, void *payload)
+/* The callback's answer as the walk takes it: E2MAP_SKIP has passed over
+ * what the entry leads to (a directory's contents, a later name's link)
+ * and the walk goes on; any other non-zero stops it. */
+static int go_on(int r)
 {
-	struct listing *l = payload;
-
-	if ((de->len == 1 && de->name[0] == '.') ||
-	    (de->len == 2 && !memcmp(de->name, "..", 2)))
-		return 0;
-	if (e2map__grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)) < 0 ||
-	    e2map__grow((void **)&l->names, &l->ncap, l->nlen + de->len, 1) < 0)
-		return -ENOMEM;
-	l->v[l->n] = *de;
-	l->v[l->n++].name = (const char *)(uintptr_t)l->nlen;	/* an offset */
-	memcpy(l->names + l->nlen, de->name, de->len);
-	l->nlen += de->len;
-	return 0;
+	return r == E2MAP_SKIP ? 0 : r;
 }
 
 static int walk_node(struct walk *w, uint64_t ino, unsigned depth);
 
-/* Directory INO's entries; where its listing failed, that first. */
+static bool is_dot(const struct e2map_dirent *de)
+{
+	return (de->len == 1 && de->name[0] == '.') ||
+	       (de->len == 2 && !memcmp(de->name, "..", 2));
+}
+
+/* Directory INO's entries, read whole before any is visited; where its
+ * listing failed, that first. */
 static int walk_children(struct walk *w, uint64_t ino, unsigned depth)
 {
-	struct listing l = { 0 };
+	struct e2map_dirlist *l = NULL;
 	size_t i, len = w->path.len;
 	e2map_file_t *d;
 	int err;
 
 	if ((err = e2map_file_open_ino(w->m, ino, &d)) == 0) {
-		err = e2map_readdir(d, list_add, &l);
+		err = e2map_dirlist_read(d, &l);
 		e2map_file_close(d);
 	}
+	if (!err && l->err)
+		err = l->err;
 	if (err && err != -ENOMEM)
-		err = visit(w, E2MAP_TREE_LIST_FAILED, ino, depth, NULL, NULL,
-			    err);
-	for (i = 0; i < l.n && err >= 0; i++) {
-		const char *name = l.names + (uintptr_t)l.v[i].name;
+		err = go_on(visit(w, E2MAP_TREE_LIST_FAILED, ino, depth, NULL,
+				  NULL, err));
+	for (i = 0; l && i < l->count && !err; i++) {
+		const struct e2map_dirent *de = &l->entries[i];
 
-		if ((err = e2map__path_push(&w->path, name, l.v[i].len)) < 0)
+		if (is_dot(de))
+			continue;
+		if ((err = e2map__path_push(&w->path, de->name, de->len)) < 0)
 			break;
-		err = walk_node(w, l.v[i].ino, depth + 1);
+		err = walk_node(w, de->ino, depth + 1);
 		w->path.s[w->path.len = len] = '\0';
 	}
-	free(l.v);
-	free(l.names);
-	return err < 0 ? err : 0;
+	e2map_dirlist_free(l);
+	return err;
 }
 
 static int walk_dir(struct walk *w, const struct e2map_stat *st,
@@ -170,32 +164,34 @@ static int walk_dir(struct walk *w, const struct e2map_stat *st,
 	int r;
 
 	if (seen_find(&w->dirs, st->ino) || depth > E2MAP_PATHS_MAX_DEPTH)
-		return visit(w, E2MAP_TREE_NODE, st->ino, depth, st, NULL,
-			     -ELOOP);
+		return go_on(visit(w, E2MAP_TREE_NODE, st->ino, depth, st,
+				   NULL, -ELOOP));
 	if ((r = seen_add(&w->dirs, st->ino, "")) < 0)
 		return r;
 	if ((r = visit(w, E2MAP_TREE_NODE, st->ino, depth, st, NULL, 0)))
+		return go_on(r);
+	if ((r = walk_children(w, st->ino, depth)))
 		return r;
-	if ((r = walk_children(w, st->ino, depth)) < 0)
-		return r;
-	return visit(w, E2MAP_TREE_DIR_DONE, st->ino, depth, st, NULL, 0);
+	return go_on(visit(w, E2MAP_TREE_DIR_DONE, st->ino, depth, st, NULL,
+			   0));
 }
 
 static int walk_node(struct walk *w, uint64_t ino, unsigned depth)
 {
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	const char *first = NULL;
 	int r;
 
-	if ((r = e2map_stat_ino(w->m, ino, &st)) < 0)
-		return r == -ENOMEM ? r : visit(w, E2MAP_TREE_NODE, ino, depth,
-						NULL, NULL, r);
+	if ((r = e2map_inode_stat(w->m, ino, &st)) < 0)
+		return r == -ENOMEM ? r : go_on(visit(w, E2MAP_TREE_NODE, ino,
+						      depth, NULL, NULL, r));
 	if (S_ISDIR(st.mode))
 		return walk_dir(w, &st, depth);
 	if (st.nlink > 1)
 		first = seen_find(&w->links, ino);
-	r = visit(w, E2MAP_TREE_NODE, ino, depth, &st, first, 0);
-	if (r == 0 && !first && st.nlink > 1)
+	if ((r = visit(w, E2MAP_TREE_NODE, ino, depth, &st, first, 0)))
+		return go_on(r);
+	if (!first && st.nlink > 1)
 		r = seen_add(&w->links, ino, w->path.s);
 	return r;
 }
@@ -204,25 +200,19 @@ int e2map_tree_walk(e2map_t *m, const char *path, e2map_tree_cb cb,
 		    void *payload)
 {
 	struct walk w = { .m = m, .cb = cb, .payload = payload };
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	int r;
 
 	if (!m || !path || !cb)
 		return -EINVAL;
 	if ((r = e2map__path_push(&w.path, path, strlen(path))) < 0)
 		return r;
-	if ((r = e2map_lstat(m, path, &st)) == 0)
+	if ((r = e2map_path_lstat(m, path, &st)) == 0)
 		r = walk_node(&w, st.ino, 0);
 	else if (r != -ENOMEM)
-		r = visit(&w, E2MAP_TREE_NODE, 0, 0, NULL, NULL, r);
+		r = go_on(visit(&w, E2MAP_TREE_NODE, 0, 0, NULL, NULL, r));
 	free(w.path.s);
 	seen_free(&w.links);
 	seen_free(&w.dirs);
-	return r < 0 ? r : 0;
-}
-
-/* Listing is the directory layer's; a handle is how callers reach it. */
-int e2map_readdir(e2map_file_t *f, e2map_dirent_cb cb, void *payload)
-{
-	return e2map__readdir(f, cb, payload);
+	return r;
 }

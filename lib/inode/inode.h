@@ -106,7 +106,7 @@ void e2map__iput(e2map_file_t *f);
  * with the range in the detail (the VFS's answer to a stale handle). */
 int e2map__ino_check(e2map_t *m, uint64_t ino);
 /* A call by inode number: INO checked, then iget by handle, any type,
- * with __ext4_iget's own errno (e2map_stat_ino, the xattr calls). */
+ * with __ext4_iget's own errno (e2map_inode_stat, the xattr calls). */
 int e2map__iget_ino(e2map_t *m, uint64_t ino, e2map_file_t **out);
 void e2map__icache_free(e2map_t *m);
 bool e2map__fast_symlink(const e2map_file_t *f);
@@ -147,7 +147,7 @@ int e2map__xattr_list(e2map_file_t *f, e2map__xentry_cb cb, void *payload);
 int e2map__ibody_scan(e2map_file_t *f);
 uint64_t e2map__inline_addr(const e2map_file_t *f);
 
-/* map.c: the mapping walk (e2map_walk's contract, the file layer's) */
+/* map.c: the mapping walk (e2map_file_walk's contract, the file layer's) */
 int e2map__walk(e2map_file_t *f, uint64_t lblk, uint64_t nblk,
 		e2map_run_cb cb, void *payload);
 /* An open file without a block map (a FIFO): lseek and FIEMAP by type. */

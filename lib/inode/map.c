@@ -2,7 +2,7 @@
 /*
  * The one mapping walk every answer goes through: e2map__map_blocks is
  * ext4_map_blocks (extent-status cache first, then the on-disk tree),
- * e2map__iomap_report is ext4_iomap_begin_report, e2map_walk the public
+ * e2map__iomap_report is ext4_iomap_begin_report, e2map_file_walk the public
  * run-by-run view of it.
  */
 #include "inode.h"

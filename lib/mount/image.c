@@ -409,13 +409,46 @@ int e2map_image_state(e2map_t *m)
 	return flags;
 }
 
+/* The kernel's reserve (ext4_calculate_resv_clusters): none without
+ * extents, else 2% of the clusters, at most 4096. */
+static uint64_t resv_clusters(const ext2_filsys fs)
+{
+	uint64_t c = ext2fs_blocks_count(fs->super) >> fs->cluster_ratio_bits;
+
+	if (!ext2fs_has_feature_extents(fs->super))
+		return 0;
+	return c / 50 < 4096 ? c / 50 : 4096;
+}
+
+/*
+ * The mount's free counters start as the groups' sums
+ * (ext4_percpu_param_init: the descriptors, not the bitmaps), no cluster
+ * dirty on a fresh mount; ext4_statfs takes from the free blocks those
+ * reserved for root and its own reserve.
+ */
+static void free_counts(e2map_t *m, struct e2map_statfs *st)
+{
+	ext2_filsys fs = m->fs;
+	uint64_t clusters = 0, reserved;
+
+	st->ffree = 0;
+	for (dgrp_t g = 0; g < fs->group_desc_count; g++) {
+		st->ffree += ext2fs_bg_free_inodes_count(fs, g);
+		clusters += ext2fs_bg_free_blocks_count(fs, g);
+	}
+	st->bfree = clusters << fs->cluster_ratio_bits;
+	reserved = ext2fs_r_blocks_count(fs->super) +
+		   (resv_clusters(fs) << fs->cluster_ratio_bits);
+	st->bavail = st->bfree < reserved ? 0 : st->bfree - reserved;
+}
+
 int e2map_statfs(e2map_t *m, struct e2map_statfs *st)
 {
 	struct ext2_super_block *sb;
 	uint64_t overhead;
 	int err;
 
-	if (!m || !st)
+	if (!m || !E2MAP__OUT_OK(st, E2MAP_STATFS_VERSION))
 		return -EINVAL;
 	sb = m->fs->super;
 	/*
@@ -440,10 +473,8 @@ int e2map_statfs(e2map_t *m, struct e2map_statfs *st)
 	st->bsize = m->bs;
 	st->blocks = ext2fs_blocks_count(sb) - overhead;
 	st->files = sb->s_inodes_count;
-	/* The mount's free-inode counter starts as the groups' sum. */
-	st->ffree = 0;
-	for (dgrp_t g = 0; g < m->fs->group_desc_count; g++)
-		st->ffree += ext2fs_bg_free_inodes_count(m->fs, g);
+	st->namelen = EXT2_NAME_LEN;
+	free_counts(m, st);
 	return 0;
 }
 

@@ -19,12 +19,12 @@ static int seek_walk(e2map_file_t *f, struct e2map_check_stats *st)
 
 	for (;;) {
 		st->seeks += 2;
-		data = e2map_lseek(f, pos, E2MAP_SEEK_DATA);
+		data = e2map_file_lseek(f, pos, E2MAP_SEEK_DATA);
 		if (data == -ENXIO)
 			return 0;
 		if (data < 0)
 			return (int)data;
-		hole = e2map_lseek(f, data, E2MAP_SEEK_HOLE);
+		hole = e2map_file_lseek(f, data, E2MAP_SEEK_HOLE);
 		if (hole < 0)
 			return (int)hole;
 		/* Each round must move past its data, or the walk never ends. */
@@ -50,7 +50,7 @@ static int fiemap_batch(e2map_file_t *f, struct fiemap *fm, uint64_t start,
 	fm->fm_flags = FIEMAP_FLAG_SYNC;
 	fm->fm_extent_count = BATCH;
 	st->fiemaps++;
-	if ((err = e2map_fiemap(f, fm)) < 0)
+	if ((err = e2map_file_fiemap(f, fm)) < 0)
 		return err;
 	st->extents += fm->fm_mapped_extents;
 	*next = 0;
@@ -82,7 +82,7 @@ static int fiemap_walk(e2map_file_t *f, struct fiemap *fm,
 	fm->fm_flags = FIEMAP_FLAG_XATTR;
 	fm->fm_extent_count = BATCH;
 	st->fiemaps++;
-	return e2map_fiemap(f, fm);
+	return e2map_file_fiemap(f, fm);
 }
 
 int e2map_file_check(e2map_file_t *f, struct e2map_check_stats *st)
@@ -90,9 +90,10 @@ int e2map_file_check(e2map_file_t *f, struct e2map_check_stats *st)
 	struct fiemap *fm;
 	int err;
 
-	memset(st, 0, sizeof(*st));
-	if (!f)
+	if (!f || !E2MAP__OUT_OK(st, E2MAP_CHECK_STATS_VERSION))
 		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	st->version = E2MAP_CHECK_STATS_VERSION;
 	if (e2map__unmapped(f))
 		return 0;	/* nothing mapped: answered by type alone */
 	/* Each batch zeroes the header; the call fills the extents. */
@@ -133,9 +134,10 @@ int e2map_inode_check(e2map_t *m, uint64_t ino, struct e2map_check_stats *st)
 	e2map_file_t *f;
 	int err;
 
-	memset(st, 0, sizeof(*st));
-	if (!m)
+	if (!m || !E2MAP__OUT_OK(st, E2MAP_CHECK_STATS_VERSION))
 		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	st->version = E2MAP_CHECK_STATS_VERSION;
 	if ((err = open_for_check(m, ino, &f)) < 0)
 		return err;
 	err = e2map_file_check(f, st);
@@ -147,7 +149,7 @@ int e2map_inode_check(e2map_t *m, uint64_t ino, struct e2map_check_stats *st)
 static int check_work(e2map_t *h, const struct e2map_inode *in, void *result,
 		      const char **detail)
 {
-	struct e2map_check_stats st;
+	struct e2map_check_stats st = E2MAP_CHECK_STATS_INIT;
 	int *err = result;
 
 	*err = in->err ? in->err : e2map_inode_check(h, in->ino, &st);

@@ -140,7 +140,7 @@ static int add_inode(e2map_t *m, const struct e2map_inode *in, void *payload)
 	if (!err && LINUX_S_ISLNK(f->inode->i_mode))
 		err = add_link_block(m, &o, f);
 	if (!err && !e2map__unmapped(f)) {
-		err = e2map_walk(f, 0, E2MAP_MAX_BLOCKS, add_run, &o);
+		err = e2map_file_walk(f, 0, E2MAP_MAX_BLOCKS, add_run, &o);
 		err = err == -ENOMEM ? err : 0;
 		tree = f->src == SRC_EXTENT ? E2MAP_OWNER_EXTENT_TREE :
 		       E2MAP_OWNER_INDIRECT;
@@ -306,11 +306,11 @@ struct sizes {
 
 static bool size_of(struct sizes *s, uint64_t ino)
 {
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 
 	if (ino != s->ino) {
 		s->ino = ino;
-		s->ok = e2map_stat_ino(s->m, ino, &st) == 0 &&
+		s->ok = e2map_inode_stat(s->m, ino, &st) == 0 &&
 			LINUX_S_ISREG(st.mode);
 		s->size = s->ok ? st.size : 0;
 	}

@@ -331,8 +331,8 @@ static int path_cb(const e2map_paths_t *p, uint32_t rec, e2map_path_cb cb,
 	return err;
 }
 
-int e2map_inode_paths(const e2map_paths_t *p, uint64_t ino, e2map_path_cb cb,
-		      void *payload)
+int e2map_paths_foreach(const e2map_paths_t *p, uint64_t ino, e2map_path_cb cb,
+			void *payload)
 {
 	size_t lo = 0, hi;
 	int err = 0;

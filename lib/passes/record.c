@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * One record per inode for whole-image inventories (e2map scan): stat,
- * and the bytes and blocks its mapping holds, from one cold e2map_walk of
+ * and the bytes and blocks its mapping holds, from one cold e2map_file_walk of
  * the whole logical range (the walk seek and fiemap use), then a FIEMAP
  * count answered from the cache that walk left, which is what the
  * kernel's FIEMAP answers once an inode's extents are all cached.
@@ -82,7 +82,7 @@ static int fiemap_count(e2map_file_t *f, uint64_t *n)
 
 	memset(&fm, 0, sizeof(fm));
 	fm.fm_length = ~0ULL;
-	if ((err = e2map_fiemap(f, &fm)) < 0)
+	if ((err = e2map_file_fiemap(f, &fm)) < 0)
 		return err;
 	*n = fm.fm_mapped_extents;
 	return 0;
@@ -101,7 +101,7 @@ static int map_record(e2map_file_t *f, struct e2map_record *r)
 	if (f->src == SRC_INLINE)
 		r->flags |= E2MAP_REC_INLINE;
 	/* One pass over every block a file may map, holes included. */
-	err = e2map_walk(f, 0, E2MAP_MAX_BLOCKS, add_run, &t);
+	err = e2map_file_walk(f, 0, E2MAP_MAX_BLOCKS, add_run, &t);
 	r->holes = f->size - min64(f->size, r->written + r->unwritten);
 	r->meta_blocks += f->leaves.n;
 	if (err < 0) {
@@ -145,6 +145,8 @@ static int fill(e2map_t *m, const struct e2map_inode *in,
 	int err;
 
 	memset(r, 0, sizeof(*r));
+	r->version = E2MAP_RECORD_VERSION;
+	r->st.version = E2MAP_STAT_VERSION;
 	r->ino = r->st.ino = in->ino;
 	r->st.mode = in->mode;
 	r->st.size = in->size;
@@ -178,9 +180,8 @@ int e2map_inode_record(e2map_t *m, uint64_t ino, struct e2map_record *out)
 	struct e2map_inode in;
 	int err;
 
-	if (!m || !out)
+	if (!m || !E2MAP__OUT_OK(out, E2MAP_RECORD_VERSION))
 		return -EINVAL;
-	memset(out, 0, sizeof(*out));
 	m->err.msg[0] = '\0';
 	if (ino < 1 || ino > m->fs->super->s_inodes_count)
 		return e2map__fail(m, -ESTALE, "no inode %llu",

@@ -31,11 +31,13 @@ cflags=$(pkg-config --cflags e2map | sed "s/ *$//")
 libs=$(pkg-config --libs e2map)
 static=$(pkg-config --static --libs e2map)
 
-# Valid C and C++98: SEEK_DATA from argv[3] in argv[2] of image argv[1].
+# Valid C89, C99 and C++98: SEEK_DATA from argv[3] in argv[2] of image
+# argv[1], by the library the header was installed with.
 cat > "$tmp/prog.c" <<'PROG'
 #include <e2map.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
@@ -44,14 +46,14 @@ int main(int argc, char **argv)
 	long long off;
 	int err;
 
-	if (argc != 4)
+	if (argc != 4 || strcmp(e2map_version(0, 0, 0), E2MAP_VERSION))
 		return 2;
 	if ((err = e2map_open(argv[1], NULL, &m)) < 0 ||
 	    (err = e2map_file_open(m, argv[2], &f)) < 0) {
 		fprintf(stderr, "%s\n", e2map_strerror(err));
 		return 1;
 	}
-	off = e2map_lseek(f, atoll(argv[3]), E2MAP_SEEK_DATA);
+	off = e2map_file_lseek(f, atol(argv[3]), E2MAP_SEEK_DATA);
 	printf("DATA\t%lld\n", off);
 	e2map_file_close(f);
 	e2map_close(m);
@@ -75,6 +77,9 @@ run() {
 # shellcheck disable=SC2086
 $CC -std=c99 -Wall -Wextra -Werror $extra $cflags -o "$tmp/prog" "$tmp/prog.c" $libs
 run "C, shared" env LD_LIBRARY_PATH="$DESTDIR$LIBDIR" "$tmp/prog"
+# shellcheck disable=SC2086
+$CC -std=c89 -Wall -Wextra -Werror $extra $cflags -o "$tmp/prog89" "$tmp/prog.c" $libs
+run "C89, shared" env LD_LIBRARY_PATH="$DESTDIR$LIBDIR" "$tmp/prog89"
 # shellcheck disable=SC2086
 $CXX -x c++ -std=c++98 -Wall -Wextra -Werror $extra $cflags -o "$tmp/prog++" \
 	"$tmp/prog.c" -x none $libs

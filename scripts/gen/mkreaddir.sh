@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # scripts/gen/mkreaddir.sh OUTDIR
 #
-# Images for e2map_readdir's damaged cases: directories written by the
+# Images for e2map_file_readdir's damaged cases: directories written by the
 # kernel, then damaged with debugfs, and their listings recorded by it
 # (scripts/record/readdir.sh):
 #

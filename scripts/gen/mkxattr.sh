@@ -3,7 +3,7 @@
 # scripts/gen/mkxattr.sh OUTDIR
 #
 # Extended attributes of every kind the kernel lists, set by the kernel
-# (setfattr on a loop mount), for e2map_xattrs_ino:
+# (setfattr on a loop mount), for e2map_inode_xattrs:
 #   xattr-4k.img.gz    ext4 with ea_inode, 256-byte inodes: values in the
 #                      inode, in a block, in both, in EA inodes; user,
 #                      trusted, security and gnu names; POSIX access and

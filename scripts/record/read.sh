@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Record, from the kernel, what e2map_read and `e2map cat` must return for
+# Record, from the kernel, what e2map_file_read and `e2map cat` must return for
 # one image: every path `find` lists on a fresh `mount -o loop,ro,noload`
 # (or `loop,ro` where the filesystem refuses noload), regular files,
 # directories, symlinks (followed, as cat follows them) and special files,

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Record, from the kernel, what e2map_readdir must list for one image: on a
+# Record, from the kernel, what e2map_file_readdir must list for one image: on a
 # fresh `mount -o loop,ro,noload` (or `loop,ro` where the filesystem
 # refuses noload), every directory the mount shows read with getdents64(2)
 # in 32 KiB calls, as it comes:

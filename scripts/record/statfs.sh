@@ -7,13 +7,14 @@
 # when the image asks for a panic on errors, as record.sh mounts.  Nothing
 # comes from e2map.  Needs root and loop mounts.
 #
-#   scripts/record/record/statfs.sh IMAGE.img[.gz|.bz2]... OUTDIR
+#   scripts/record/statfs.sh IMAGE.img[.gz|.bz2]... OUTDIR
 #
 # NAME.statfs: "#" lines (kernel, image sha256, mount options), then one
 # "FIELD VALUE" line a field of struct statfs, the values as the kernel
 # returns them (unsigned: an f_blocks below zero wraps):
 #   type bsize frsize blocks bfree bavail files ffree namelen
-# e2map_statfs reports type, bsize, blocks, files and ffree.
+# e2map_statfs reports type, bsize, blocks, files, ffree, bfree, bavail
+# and namelen.
 set -euo pipefail
 export LC_ALL=C
 
@@ -68,7 +69,7 @@ record() {	# record SRC
 	fi
 	{
 		echo "# SPDX-License-Identifier: GPL-2.0-or-later"
-		echo "# e2map statfs, recorded from the kernel by scripts/record/record/statfs.sh"
+		echo "# e2map statfs, recorded from the kernel by scripts/record/statfs.sh"
 		echo "# kernel: $(uname -r)"
 		echo "# image: $name.img sha256 $sha"
 		echo "# mount: $opts ($fstype)"

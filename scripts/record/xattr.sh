@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Record, from the kernel, what e2map_xattrs_ino must answer for one image:
+# Record, from the kernel, what e2map_inode_xattrs must answer for one image:
 # on a fresh `mount -o loop,ro,noload` (or `loop,ro` where the filesystem
 # refuses noload), as root, for every path the mount shows (the order of
 # `find -print0 | sort -z`), llistxattr(2) and then lgetxattr(2) of each

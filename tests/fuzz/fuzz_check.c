@@ -29,21 +29,21 @@ static int count_path(const char *path, size_t len, void *payload)
 static void read_some(e2map_file_t *f)
 {
 	static unsigned char buf[65536];
-	struct e2map_stat st;
+	struct e2map_stat st = E2MAP_STAT_INIT;
 	int64_t off = 0, n;
 
 	while (off < (1 << 20) &&
-	       (n = e2map_pread(f, buf, sizeof(buf), off)) > 0)
+	       (n = e2map_file_pread(f, buf, sizeof(buf), off)) > 0)
 		off += n;
 	if (e2map_file_stat(f, &st) == 0 && st.size > sizeof(buf))
-		e2map_pread(f, buf, sizeof(buf),
-			    (int64_t)(st.size - sizeof(buf)));
-	e2map_read(f, buf, sizeof(buf));
+		e2map_file_pread(f, buf, sizeof(buf),
+				 (int64_t)(st.size - sizeof(buf)));
+	e2map_file_read(f, buf, sizeof(buf));
 }
 
 static int visit(e2map_t *m, const struct e2map_inode *in, void *payload)
 {
-	struct e2map_check_stats st;
+	struct e2map_check_stats st = E2MAP_CHECK_STATS_INIT;
 	e2map_file_t *f;
 	size_t total = 0;
 
@@ -55,7 +55,7 @@ static int visit(e2map_t *m, const struct e2map_inode *in, void *payload)
 		e2map_file_close(f);
 	}
 	if (payload)
-		e2map_inode_paths(payload, in->ino, count_path, &total);
+		e2map_paths_foreach(payload, in->ino, count_path, &total);
 	return 0;
 }
 
@@ -67,7 +67,7 @@ static const char *const paths[] = {
 
 static void lookups(e2map_t *m)
 {
-	struct e2map_check_stats st;
+	struct e2map_check_stats st = E2MAP_CHECK_STATS_INIT;
 	e2map_file_t *f;
 	size_t i;
 

@@ -136,7 +136,7 @@ static void fix_up(unsigned char *area)
 static int visit(e2map_t *m, const struct e2map_inode *in, void *payload)
 {
 	static unsigned char buf[65536];
-	struct e2map_check_stats st;
+	struct e2map_check_stats st = E2MAP_CHECK_STATS_INIT;
 	e2map_file_t *f;
 
 	(void)payload;
@@ -144,7 +144,7 @@ static int visit(e2map_t *m, const struct e2map_inode *in, void *payload)
 		return 0;
 	e2map_inode_check(m, in->ino, &st);
 	if (e2map_file_open_ino(m, in->ino, &f) == 0) {
-		e2map_pread(f, buf, sizeof(buf), 0);
+		e2map_file_pread(f, buf, sizeof(buf), 0);
 		e2map_file_close(f);
 	}
 	return 0;

@@ -1,17 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libe2map: whole disks and containers (the media layer).  Included by
- * <e2map.h>; not meant to be included alone.
+ * libe2map: whole disks and containers (the media layer).
+ * Part of <e2map.h>, which includes every part; a part may be included alone.
  */
-#ifndef E2MAP_DISK_H_PUBLIC
-#define E2MAP_DISK_H_PUBLIC
+#ifndef E2MAP_PUBLIC_DISK_H
+#define E2MAP_PUBLIC_DISK_H
 
-#include <stddef.h>
-#include <stdint.h>
-
-#ifndef E2MAP_API
-#error "include <e2map.h>, not <e2map/disk.h>"
-#endif
+#include <e2map/common.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,4 +66,4 @@ E2MAP_API void e2map_disk_free(struct e2map_disk *d);
 #ifdef __cplusplus
 }
 #endif
-#endif /* E2MAP_DISK_H_PUBLIC */
+#endif /* E2MAP_PUBLIC_DISK_H */
