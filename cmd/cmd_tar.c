@@ -385,7 +385,7 @@ static int on_entry(const struct e2map_tree_entry *te, void *payload)
 static const struct cmd_option tar_options[] = {
 	{ .short_name = 'f', .long_name = "file", .arg = "ARCHIVE",
 	  .action = CMD_OPT_STRING, .field = offsetof(struct tar_opts, file),
-	  .help = "write the archive to ARCHIVE, not to stdout" },
+	  .help = "write the archive to ARCHIVE, not to stdout (- is stdout)" },
 	CMD_OPT_QUIET,
 	CMD_OPT_OFFSET,
 	CMD_OPT_PARTITION,
@@ -419,6 +419,8 @@ static int open_archive(struct tar_run *t, const char *file)
 {
 	int fd = 1;
 
+	if (file && !strcmp(file, "-"))
+		file = NULL;	/* GNU tar's and bsdtar's stdout */
 	if (!file && isatty(1)) {
 		cmd_errorf("tar: refusing to write an archive to a terminal "
 			   "(redirect stdout, or -f ARCHIVE)");
