@@ -15,9 +15,12 @@
 
 #include <errno.h>
 #include <fuse_lowlevel.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #define FOREVER 86400.0		/* seconds the kernel may cache an answer */
@@ -428,6 +431,39 @@ static char *mount_option_string(const char *extra)
 	return s;
 }
 
+/* The loop's end: a signal that asks to unmount (Ctrl-C, kill, the
+ * terminal gone) is the normal end, as an unmount by fusermount3 -u. */
+static int loop_status(int r)
+{
+	return r == 0 || r == SIGINT || r == SIGTERM || r == SIGHUP ?
+	       0 : CMD_EXIT_FAIL;
+}
+
+/*
+ * DIR made absolute, so that the unmount at the end finds it after the
+ * daemon has left the working directory; and refused where mount(8)
+ * would be: not a directory, or a dead FUSE mount (its statfs fails with
+ * ENOTCONN: a stat may still answer from the attributes the kernel
+ * keeps), which mounting again would only hide.
+ */
+static int mount_point(const char *dir, char abs[PATH_MAX])
+{
+	char what[PATH_MAX + 16];
+	struct statfs sf;
+	struct stat st;
+	int err = 0;
+
+	if (!realpath(dir, abs) || stat(abs, &st) < 0 || statfs(abs, &sf) < 0)
+		err = -errno;
+	else if (!S_ISDIR(st.st_mode))
+		err = -ENOTDIR;
+	if (!err)
+		return 0;
+	snprintf(what, sizeof(what), "mount: %s", cmd_esc(dir));
+	return cmd_fail(what, err, err == -ENOTCONN ?
+			"a dead FUSE mount: fusermount3 -u it first" : NULL);
+}
+
 static int serve(const struct mount_opts *o, const char *dir)
 {
 	char *opts = mount_option_string(o->options);
@@ -439,20 +475,21 @@ static int serve(const struct mount_opts *o, const char *dir)
 	if (!opts)
 		return cmd_fail("mount", -ENOMEM, NULL);
 	se = fuse_session_new(&args, &ops, sizeof(ops), NULL);
-	if (!se) {
+	/* The handlers first: a signal once the mount is there unmounts it. */
+	if (!se || fuse_set_signal_handlers(se) != 0) {
 		cmd_errorf("mount: bad options '%s'", cmd_esc(opts));
 	} else if (fuse_session_mount(se, dir) != 0) {
 		cmd_errorf("mount: %s: cannot mount (is /dev/fuse there, "
 			   "and fusermount3?)", cmd_esc(dir));
 	} else {
-		fuse_set_signal_handlers(se);
 		if (fuse_daemonize(o->foreground) == 0)
-			status = fuse_session_loop(se) ? CMD_EXIT_FAIL : 0;
-		fuse_remove_signal_handlers(se);
+			status = loop_status(fuse_session_loop(se));
 		fuse_session_unmount(se);
 	}
-	if (se)
+	if (se) {
+		fuse_remove_signal_handlers(se);
 		fuse_session_destroy(se);
+	}
 	fuse_opt_free_args(&args);
 	free(opts);
 	return status;
@@ -461,6 +498,11 @@ static int serve(const struct mount_opts *o, const char *dir)
 /* The FUSE callbacks answer from IMAGE, the dispatcher's open image. */
 int cmd_mount(struct cmd_ctx *ctx)
 {
+	char dir[PATH_MAX];
+	int status;
+
 	image = ctx->m;
-	return serve(ctx->opts, ctx->ops.v[1]);
+	if ((status = mount_point(ctx->ops.v[1], dir)))
+		return status;
+	return serve(ctx->opts, dir);
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -793,6 +794,88 @@ Test(cli, mount_usage_errors)
 	cr_assert_eq(r.status, 1);
 	cr_assert(strstr(r.err, "e2map: mount: /nonexistent.img: "), "%s",
 		  r.err);
+}
+
+/* mount(8) refuses a mount point that is no directory, and so does e2map
+ * mount, before FUSE is asked (it mounted and left a broken mount). */
+Test(cli, mount_refuses_a_file, .init = make_image, .fini = remove_image)
+{
+	struct run r;
+
+	need_image();
+	run(&r, (const char *[]){ "mount", image, image, NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, ": Not a directory\n"), "%s", r.err);
+}
+
+static bool fuse_here(void)
+{
+	return !access("/dev/fuse", R_OK | W_OK) &&
+	       !system("command -v fusermount3 >/dev/null 2>&1");
+}
+
+/* Mounted in the background at a relative DIR, a SIGTERM unmounts it and
+ * the daemon ends; killed outright, it leaves a dead mount, which a
+ * second mount refuses to hide; a foreground mount's Ctrl-C exits 0. */
+Test(cli, mount_ends_cleanly, .init = make_image, .fini = remove_image,
+     .timeout = 60)
+{
+	char cmd[1400], dir[400];
+	struct stat top, in;
+	struct run r;
+	int status;
+	pid_t pid;
+
+	need_image();
+	if (!fuse_here() || !getenv("E2MAP"))
+		cr_skip_test("no /dev/fuse, fusermount3 or $E2MAP");
+	snprintf(dir, sizeof(dir), "%s/d", tmpdir);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	cr_assert_eq(stat(dir, &top), 0);
+	snprintf(cmd, sizeof(cmd), "cd %s && \"$E2MAP\" mount %s d", tmpdir,
+		 image);
+	if (system(cmd) != 0)
+		cr_skip_test("e2map mount failed here (FUSE refused?)");
+	cr_assert(stat(dir, &in) == 0 && in.st_dev != top.st_dev);
+	snprintf(cmd, sizeof(cmd), "pkill -TERM -xf '\"?%s\"? mount %s d'; "
+		 "for i in $(seq 100); do mountpoint -q %s || exit 0; "
+		 "sleep 0.05; done; fusermount3 -uz %s; exit 1",
+		 getenv("E2MAP"), image, dir, dir);
+	cr_expect_eq(system(cmd), 0, "a SIGTERM left %s mounted", dir);
+
+	cr_assert((pid = fork()) >= 0);
+	if (pid == 0) {
+		execl(getenv("E2MAP"), "e2map", "mount", "-f", image, dir,
+		      (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 200 && !(stat(dir, &in) == 0 &&
+				     in.st_dev != top.st_dev); i++)
+		usleep(20000);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	run(&r, (const char *[]){ "mount", image, dir, NULL });
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "Transport endpoint is not connected"), "%s",
+		  r.err);
+	snprintf(cmd, sizeof(cmd), "fusermount3 -uz %s", dir);
+	cr_assert_eq(system(cmd), 0);
+
+	cr_assert((pid = fork()) >= 0);
+	if (pid == 0) {
+		execl(getenv("E2MAP"), "e2map", "mount", "-f", image, dir,
+		      (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 200 && !(stat(dir, &in) == 0 &&
+				     in.st_dev != top.st_dev); i++)
+		usleep(20000);
+	kill(pid, SIGINT);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "Ctrl-C: status %#x", status);
+	cr_expect(stat(dir, &in) == 0 && in.st_dev == top.st_dev,
+		  "still mounted after Ctrl-C");
 }
 
 /* owner: each block's line, in the order asked; a bad one said, exit 1. */
