@@ -8,6 +8,7 @@
  */
 #include "cmd.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -81,24 +82,26 @@ static void print_owner(const e2map_paths_t *p, uint32_t bs, uint64_t block,
 	putchar('\n');
 }
 
-/* One NUMBER: its block (and place in it), then the owner. */
-static bool answer(e2map_t *m, const e2map_blockmap_t *b,
-		   const e2map_paths_t *p, bool bytes, uint32_t bs,
-		   const char *arg)
+/* One NUMBER: its block (and place in it), then the owner; -EINVAL for
+ * no number, -ENXIO for one past the filesystem. */
+static int answer(e2map_t *m, const e2map_blockmap_t *b,
+		  const e2map_paths_t *p, bool bytes, uint32_t bs,
+		  const char *arg)
 {
 	uint64_t start = e2map_disk_offset(m), block;
 	const struct e2map_owner *o;
 	int64_t v;
 
-	if (e2map_parse_bytes(arg, &v) < 0 || v < 0 ||
-	    (bytes && (uint64_t)v < start))
-		return false;
+	if (e2map_parse_bytes(arg, &v) < 0)
+		return -EINVAL;
+	if (bytes && (uint64_t)v < start)
+		return -ENXIO;
 	block = bytes ? ((uint64_t)v - start) / bs : (uint64_t)v;
 	if (!(o = e2map_blockmap_find(b, block, NULL)))
-		return false;
+		return -ENXIO;
 	print_owner(p, bs, block, bytes ? (int64_t)(((uint64_t)v - start) %
 						     bs) : -1, o);
-	return true;
+	return 0;
 }
 
 int cmd_owner(struct cmd_ctx *ctx)
@@ -117,11 +120,15 @@ int cmd_owner(struct cmd_ctx *ctx)
 		goto out;
 	}
 	for (i = 1; i < ctx->ops.n; i++) {
-		if (answer(m, b, p, o->bytes, sf.bsize, ctx->ops.v[i]))
-			continue;
-		cmd_errorf("owner: %s: no such %s in the filesystem",
-			   cmd_esc(ctx->ops.v[i]), o->bytes ? "byte" : "block");
-		status = CMD_EXIT_FAIL;
+		err = answer(m, b, p, o->bytes, sf.bsize, ctx->ops.v[i]);
+		if (err == -EINVAL)
+			cmd_errorf("owner: %s: invalid number",
+				   cmd_esc(ctx->ops.v[i]));
+		else if (err)
+			cmd_errorf("owner: %s: no such %s in the filesystem",
+				   cmd_esc(ctx->ops.v[i]),
+				   o->bytes ? "byte" : "block");
+		status = err ? CMD_EXIT_FAIL : status;
 	}
 out:
 	e2map_paths_free(p);

@@ -36,6 +36,9 @@ int cmd_open_image(const char *cmd, const struct cmd_common *co,
 	int64_t off;
 	int err, part;
 
+	if (co->offset && co->partition)	/* the byte is the partition's */
+		return cmd_usage_error(cmd, "--offset and --partition "
+				       "together: give one");
 	if (co->offset) {
 		if (e2map_parse_bytes(co->offset, &off) < 0)
 			return cmd_usage_error(cmd, "invalid --offset '%s'",
@@ -81,6 +84,17 @@ static void tool_open_error(bool filefrag, const char *path, int err,
 		fprintf(stderr, "%s: %s\n", path, cmd_tool_strerror(err));
 }
 
+/* --json promises one document: the file's error in it, as filefrag's. */
+static int json_open_error(const char *path, int err, const e2map_t *m)
+{
+	json_t *doc = json_object();
+
+	cmd_json_set_name(doc, "file", path, strlen(path));
+	cmd_json_set(doc, "error", cmd_json_error(err, e2map_errmsg(m)));
+	cmd_json_print(doc);
+	return CMD_EXIT_FAIL;
+}
+
 int cmd_tool_open(const char *cmd, const struct cmd_common *co,
 		  e2map_t *m, const char *image, const char *path,
 		  e2map_file_t **out)
@@ -91,6 +105,10 @@ int cmd_tool_open(const char *cmd, const struct cmd_common *co,
 	int err = 0;
 
 	*out = NULL;
+	if (co->json && !filefrag) {
+		err = e2map_file_open_flags(m, path, flags, out);
+		return err < 0 ? json_open_error(path, err, m) : 0;
+	}
 	/* The tools cannot name an inode by number: no message to mirror. */
 	if (path[0] == '<') {
 		err = e2map_file_open_flags(m, path, flags, out);

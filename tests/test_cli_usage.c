@@ -796,6 +796,21 @@ Test(cli, mount_usage_errors)
 		  r.err);
 }
 
+/* A directory as IMAGE is named as one, by the commands that read a
+ * filesystem and by partitions. */
+Test(cli, image_errors, .init = make_image, .fini = remove_image)
+{
+	struct run r;
+
+	need_image();
+	run(&r, (const char *[]){ "seek", "-d", tmpdir, "/f", "0", NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, ": Is a directory\n"), "%s", r.err);
+	run(&r, (const char *[]){ "partitions", tmpdir, NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, ": Is a directory\n"), "%s", r.err);
+}
+
 /* mount(8) refuses a mount point that is no directory, and so does e2map
  * mount, before FUSE is asked (it mounted and left a broken mount). */
 Test(cli, mount_refuses_a_file, .init = make_image, .fini = remove_image)
@@ -886,13 +901,14 @@ Test(cli, owner_names_each_block, .init = make_image, .fini = remove_image)
 	need_image();
 	run(&r, (const char *[]){ "owner", NULL });
 	cr_assert_eq(r.status, 2);
-	run(&r, (const char *[]){ "owner", image, "2", "1", "1e12", "x",
+	run(&r, (const char *[]){ "owner", image, "2", "1", "1t", "x", "0x",
 				  NULL });
 	cr_assert_eq(r.status, 1);
 	cr_assert(!strncmp(r.out, "2: ", 3) && strstr(r.out, "\n1: "),
 		  "%s", r.out);
-	cr_assert(strstr(r.err, "owner: 1e12: no such block") &&
-		  strstr(r.err, "owner: x: no such block"), "%s", r.err);
+	cr_assert(strstr(r.err, "owner: 1t: no such block") &&
+		  strstr(r.err, "owner: x: invalid number\n") &&
+		  strstr(r.err, "owner: 0x: invalid number\n"), "%s", r.err);
 	run(&r, (const char *[]){ "blockmap", "--format", "xml", image,
 				  NULL });
 	cr_assert_eq(r.status, 2);
@@ -961,7 +977,7 @@ Test(cli, partitions_of_a_bare_image, .init = make_image,
 		  "%s", r.err);
 	run(&r, (const char *[]){ "seek", "-d", "--partition", "1", "--offset",
 				  "1k", image, "/f", "0", NULL });
-	cr_assert_eq(r.status, 1);
-	cr_assert(strstr(r.err, "offset= and partition= together"), "%s",
+	cr_assert_eq(r.status, 2);	/* a usage error */
+	cr_assert(strstr(r.err, "--offset and --partition together"), "%s",
 		  r.err);
 }

@@ -905,3 +905,39 @@ Test(json, blockmap_jsonl_is_the_csv)
 	cli_out_free(&c);
 	fixture_remove(img);
 }
+
+/* A file that cannot be opened is still one document, with its error. */
+static const struct field open_error_schema[] = {
+	{ "file", K_NAME, false, NULL },
+	{ "error", K_OBJECT, false, error_schema },
+	{ NULL, 0, false, NULL },
+};
+
+Test(json, open_error_is_one_document)
+{
+	const char *seek[] = { "seek", "-a", "--json", NULL, "/nothere", "0",
+			       NULL };
+	const char *fiemap[] = { "fiemap", "--json", NULL, "/hello.txt/x",
+				 NULL };
+	const char *const *runs[] = { seek, fiemap };
+	const char *paths[] = { "/nothere", "/hello.txt/x" };
+	const json_int_t want[] = { 2, 20 };	/* ENOENT, ENOTDIR */
+	struct cli_out r;
+
+	if (!getenv("E2MAP"))
+		cr_skip_test("E2MAP is not set (run through make check)");
+	cr_assert((img = fixture_image("sample")));
+	seek[3] = fiemap[2] = img;
+	for (int i = 0; i < 2; i++) {
+		json_t *doc;
+
+		cr_assert_eq(cli_run(runs[i], &r), 0);
+		cr_expect_eq(r.status, 1, "%s: exit %d", runs[i][0], r.status);
+		doc = parse(&r, open_error_schema);
+		expect_file(doc, paths[i]);
+		cr_expect_eq(json_integer_value(json_object_get(json_object_get(
+			doc, "error"), "errno")), want[i], "%s", runs[i][0]);
+		json_decref(doc);
+		cli_out_free(&r);
+	}
+}

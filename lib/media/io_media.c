@@ -476,11 +476,16 @@ static const struct media_ops *detect(const char *path)
 
 int e2map__media_open(const char *path, struct e2map_media **out)
 {
-	struct e2map_media *md = calloc(1, sizeof(*md));
+	struct e2map_media *md;
+	struct stat st;
 	int err;
 
 	*out = NULL;
-	if (!md)
+	/* open(2) of a directory read-only works: say what it is, as cat
+	 * does, before a container library or libblkid says less. */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return e2map__fail(NULL, -EISDIR, "%s", "");
+	if (!(md = calloc(1, sizeof(*md))))
 		return -ENOMEM;
 	md->fd = -1;
 	md->ops = detect(path);

@@ -22,8 +22,8 @@ extern "C" {
  *                  e2map_disk_read below: disks and containers)
  * BYTES takes the units of e2map_parse_bytes.  Unknown options: -EINVAL.
  * A missing image: -ENOENT (any errno of stat(2) or open(2)); a pipe or a
- * socket: -ESPIPE; an offset at or past the end of a regular file:
- * -EINVAL.  Not an ext2/3/4 filesystem, or a truncated or corrupted
+ * socket: -ESPIPE; a directory: -EISDIR; an offset at or past the end of
+ * a regular file: -EINVAL.  Not an ext2/3/4 filesystem, or a truncated or corrupted
  * superblock: -EUCLEAN (-EBADMSG for a bad superblock checksum); an
  * incompatible feature the kernel would refuse: -EOPNOTSUPP.
  * On failure *out is NULL, and e2map_errmsg(NULL) says why in words meant
