@@ -829,6 +829,25 @@ static bool fuse_here(void)
 	       !system("command -v fusermount3 >/dev/null 2>&1");
 }
 
+/* `e2map mount -f IMAGE DIR` in a child, waited for until DIR is a mount
+ * (DIR's own device is TOP's). */
+static pid_t mount_foreground(const char *dir, const struct stat *top)
+{
+	struct stat in;
+	pid_t pid = fork();
+
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		execl(getenv("E2MAP"), "e2map", "mount", "-f", image, dir,
+		      (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 200 && !(stat(dir, &in) == 0 &&
+				     in.st_dev != top->st_dev); i++)
+		usleep(20000);
+	return pid;
+}
+
 /* Mounted in the background at a relative DIR, a SIGTERM unmounts it and
  * the daemon ends; killed outright, it leaves a dead mount, which a
  * second mount refuses to hide; a foreground mount's Ctrl-C exits 0. */
@@ -858,15 +877,7 @@ Test(cli, mount_ends_cleanly, .init = make_image, .fini = remove_image,
 		 getenv("E2MAP"), image, dir, dir);
 	cr_expect_eq(system(cmd), 0, "a SIGTERM left %s mounted", dir);
 
-	cr_assert((pid = fork()) >= 0);
-	if (pid == 0) {
-		execl(getenv("E2MAP"), "e2map", "mount", "-f", image, dir,
-		      (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 200 && !(stat(dir, &in) == 0 &&
-				     in.st_dev != top.st_dev); i++)
-		usleep(20000);
+	pid = mount_foreground(dir, &top);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	run(&r, (const char *[]){ "mount", image, dir, NULL });
@@ -876,15 +887,7 @@ Test(cli, mount_ends_cleanly, .init = make_image, .fini = remove_image,
 	snprintf(cmd, sizeof(cmd), "fusermount3 -uz %s", dir);
 	cr_assert_eq(system(cmd), 0);
 
-	cr_assert((pid = fork()) >= 0);
-	if (pid == 0) {
-		execl(getenv("E2MAP"), "e2map", "mount", "-f", image, dir,
-		      (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 200 && !(stat(dir, &in) == 0 &&
-				     in.st_dev != top.st_dev); i++)
-		usleep(20000);
+	pid = mount_foreground(dir, &top);
 	kill(pid, SIGINT);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
