@@ -95,6 +95,7 @@ ParameterizedTestParameters(matrix, image)
 		if (n == cap && !(v = realloc(v, (cap = cap * 2 + 64) *
 						 sizeof(*v))))
 			break;
+		v[n].corpus = false;
 		snprintf(v[n++].path, sizeof(v->path), "%s/%s",
 			 fixture_testdata(), de->d_name);
 	}
