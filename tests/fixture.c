@@ -257,7 +257,8 @@ int fixture_corpus_find(const char *name, char *out, size_t len)
 	return -1;
 }
 
-const char *fixture_fuse_mount(const char *img, const char *dir, pid_t *pid)
+const char *fixture_fuse_mount(const char *img, const char *dir,
+			       const char *opts, pid_t *pid)
 {
 	const char *bin = getenv("E2MAP");
 	struct stat top, in;
@@ -272,8 +273,11 @@ const char *fixture_fuse_mount(const char *img, const char *dir, pid_t *pid)
 		return "stat or fork failed";
 	if (*pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		execl(bin, bin, "mount", "-f", "-o", "auto_unmount", img, dir,
-		      (char *)NULL);
+		if (opts)
+			execl(bin, bin, "mount", "-f", "-o", opts, img, dir,
+			      (char *)NULL);
+		else
+			execl(bin, bin, "mount", "-f", img, dir, (char *)NULL);
 		_exit(127);
 	}
 	for (int i = 0; i < 500; i++) {

@@ -42,14 +42,16 @@ void fixture_corpus_free(char **paths, int n);
 int fixture_corpus_find(const char *name, char *out, size_t len);
 
 /*
- * `$E2MAP mount -f IMG DIR` in a child that dies with the test, waited
- * for until DIR is a mount: 0 with *PID the child, or a reason the mount
+ * `$E2MAP mount -f [-o OPTS] IMG DIR` in a child that dies with the test
+ * (OPTS NULL: no -o), waited for until DIR is a mount: NULL with *PID the
+ * child, or a reason the mount
  * cannot be tried here (no $E2MAP, no /dev/fuse or fusermount3, FUSE
  * refused) for cr_skip_test, or "timeout".  fixture_fuse_unmount: 0 when
  * fusermount3 -u worked and the child exited 0.
  */
 #include <sys/types.h>
-const char *fixture_fuse_mount(const char *img, const char *dir, pid_t *pid);
+const char *fixture_fuse_mount(const char *img, const char *dir,
+			       const char *opts, pid_t *pid);
 int fixture_fuse_unmount(const char *dir, pid_t pid);
 
 #endif

@@ -23,6 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fixture.h"
+
 extern char **environ;
 
 struct run {
@@ -829,22 +831,13 @@ static bool fuse_here(void)
 	       !system("command -v fusermount3 >/dev/null 2>&1");
 }
 
-/* `e2map mount -f IMAGE DIR` in a child, waited for until DIR is a mount
- * (DIR's own device is TOP's). */
-static pid_t mount_foreground(const char *dir, const struct stat *top)
+/* `e2map mount -f IMAGE DIR` (no auto_unmount: a killed one stays dead). */
+static pid_t mount_foreground(const char *dir)
 {
-	struct stat in;
-	pid_t pid = fork();
+	pid_t pid;
 
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		execl(getenv("E2MAP"), "e2map", "mount", "-f", image, dir,
-		      (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 200 && !(stat(dir, &in) == 0 &&
-				     in.st_dev != top->st_dev); i++)
-		usleep(20000);
+	cr_assert_null(fixture_fuse_mount(image, dir, NULL, &pid),
+		       "the FUSE mount did not come up");
 	return pid;
 }
 
@@ -877,7 +870,7 @@ Test(cli, mount_ends_cleanly, .init = make_image, .fini = remove_image,
 		 getenv("E2MAP"), image, dir, dir);
 	cr_expect_eq(system(cmd), 0, "a SIGTERM left %s mounted", dir);
 
-	pid = mount_foreground(dir, &top);
+	pid = mount_foreground(dir);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	run(&r, (const char *[]){ "mount", image, dir, NULL });
@@ -887,7 +880,7 @@ Test(cli, mount_ends_cleanly, .init = make_image, .fini = remove_image,
 	snprintf(cmd, sizeof(cmd), "fusermount3 -uz %s", dir);
 	cr_assert_eq(system(cmd), 0);
 
-	pid = mount_foreground(dir, &top);
+	pid = mount_foreground(dir);
 	kill(pid, SIGINT);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,

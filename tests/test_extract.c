@@ -241,7 +241,7 @@ static void tar_all(struct run *r, const char *img)
 /* The FUSE daemon in the foreground, a child that dies with the test. */
 static void fuse_mount(struct run *r, const char *img, const char *dir)
 {
-	const char *why = fixture_fuse_mount(img, dir, &r->fuse);
+	const char *why = fixture_fuse_mount(img, dir, "auto_unmount", &r->fuse);
 
 	if (why && strcmp(why, "timeout"))
 		cr_skip_test("%s", why);

@@ -215,7 +215,7 @@ ParameterizedTest(struct recording *r, statfs, fuse, .timeout = 60,
 
 	load(r, &w);
 	cr_assert(mkdtemp(dir));
-	if ((why = fixture_fuse_mount(img, dir, &pid)) && strcmp(why, "timeout")) {
+	if ((why = fixture_fuse_mount(img, dir, "auto_unmount", &pid)) && strcmp(why, "timeout")) {
 		rmdir(dir);
 		cr_skip_test("%s", why);
 	}

@@ -26,8 +26,6 @@ static int check_file(const char *image, uint64_t offset, struct stat *st)
 {
 	if (stat(image, st) < 0)
 		return e2map__fail(NULL, -errno, "%s", "");
-	if (S_ISDIR(st->st_mode))
-		return e2map__fail(NULL, -EISDIR, "%s", "");
 	if (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode))
 		return e2map__fail(NULL, -ESPIPE, "the image must be a "
 				   "seekable file");
