@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <e2map.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,12 +33,15 @@
 
 struct recording {
 	char name[256];		/* NAME of NAME.statfs; "" = none found */
+	bool corpus;		/* in testdata/corpus, of an e2fsprogs image */
 };
 
 static int cmp_names(const void *a, const void *b)
 {
-	return strcmp(((const struct recording *)a)->name,
-		      ((const struct recording *)b)->name);
+	const struct recording *x = a, *y = b;
+
+	return x->corpus != y->corpus ? x->corpus - y->corpus :
+	       strcmp(x->name, y->name);
 }
 
 static void free_params(struct criterion_test_params *crp)
@@ -45,11 +49,13 @@ static void free_params(struct criterion_test_params *crp)
 	cr_free(crp->params);
 }
 
-static struct criterion_test_params recordings(void)
+/* The NAME.statfs files of DIR (CORPUS: testdata/corpus) onto V. */
+static size_t add_dir(const char *dir, bool corpus, struct recording **vp,
+		      size_t n, size_t *capp)
 {
-	struct recording *v = NULL, *nv;
-	size_t n = 0, cap = 0;
-	DIR *d = opendir(fixture_testdata());
+	struct recording *v = *vp, *nv;
+	size_t cap = *capp;
+	DIR *d = opendir(dir);
 	struct dirent *de;
 
 	while (d && (de = readdir(d)) != NULL) {
@@ -64,11 +70,26 @@ static struct criterion_test_params recordings(void)
 				break;
 			v = nv;
 		}
+		v[n].corpus = corpus;
 		snprintf(v[n++].name, sizeof(v->name), "%.*s",
 			 (int)(dot - de->d_name), de->d_name);
 	}
 	if (d)
 		closedir(d);
+	*vp = v;
+	*capp = cap;
+	return n;
+}
+
+static struct criterion_test_params recordings(void)
+{
+	struct recording *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+	char corpus[4096];
+
+	snprintf(corpus, sizeof(corpus), "%s/corpus", fixture_testdata());
+	n = add_dir(fixture_testdata(), false, &v, n, &cap);
+	n = add_dir(corpus, true, &v, n, &cap);
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_names);
 	nv = cr_calloc(n ? n : 1, sizeof(*nv));
@@ -155,16 +176,19 @@ static void remove_scratch(void)
  * the recorded one). */
 static void load(const struct recording *r, struct want *w)
 {
-	char path[2048], sha[65], *text;
+	char path[2048], src[4096], sha[65], *text;
 
 	cr_assert(r->name[0], "no %s/*.statfs (scripts/record/statfs.sh)",
 		  fixture_testdata());
-	snprintf(path, sizeof(path), "%s/%s.statfs", fixture_testdata(),
-		 r->name);
+	snprintf(path, sizeof(path), "%s/%s%s.statfs", fixture_testdata(),
+		 r->corpus ? "corpus/" : "", r->name);
 	cr_assert((text = calls_read_file(path, NULL)), "cannot read %s", path);
 	parse(path, text, w);
 	free(text);
-	img = fixture_image(r->name);
+	if (!r->corpus)
+		img = fixture_image(r->name);
+	else if (fixture_corpus_find(r->name, src, sizeof(src)) == 0)
+		img = fixture_decompress(src);
 	cr_assert(img, "%s: no image %s.img.gz", r->name, r->name);
 	cr_assert(fixture_sha256(img, sha) == 0, "sha256sum %s failed", img);
 	cr_assert(!strcmp(sha, w->sha), "%s: the image is not the one recorded "
