@@ -130,6 +130,7 @@ struct cmd_common {
 	const char *offset;	/* --offset BYTES, as typed */
 	const char *partition;	/* --partition N, as typed */
 	bool replay;		/* --replay: answers after journal recovery */
+	bool unmountable;	/* --unmountable: read past the mount's refusal */
 	bool json;		/* --json */
 	bool why;		/* --why: e2map's detail after a tool's error */
 	bool nofollow;		/* --no-follow: open PATH with O_NOFOLLOW */
@@ -157,6 +158,11 @@ struct cmd_common {
 	{ .long_name = "replay", .action = CMD_OPT_TRUE, CMD_COMMON(replay), \
 	  .help = "answer as after journal recovery (a read-write mount's\n" \
 	  "replay, into memory: the image is not written)" }
+#define CMD_OPT_UNMOUNTABLE \
+	{ .long_name = "unmountable", .action = CMD_OPT_TRUE, \
+	  CMD_COMMON(unmountable), .help = "read an image the kernel refuses " \
+	  "to mount: answers are\ne2map's, beyond the kernel (a warning says " \
+	  "why)" }
 #define CMD_OPT_NOFOLLOW \
 	{ .long_name = "no-follow", .action = CMD_OPT_TRUE, \
 	  CMD_COMMON(nofollow), .help = "a symlink as PATH is not followed: " \

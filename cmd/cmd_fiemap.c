@@ -309,6 +309,7 @@ static const struct cmd_option fiemap_options[] = {
 	CMD_OPT_OFFSET,
 	CMD_OPT_PARTITION,
 	CMD_OPT_REPLAY,
+	CMD_OPT_UNMOUNTABLE,
 	CMD_OPT_NOFOLLOW,
 	CMD_OPT_END,
 };

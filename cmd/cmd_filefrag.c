@@ -471,6 +471,7 @@ static const struct cmd_option ff_options[] = {
 	CMD_OPT_OFFSET,
 	CMD_OPT_PARTITION,
 	CMD_OPT_REPLAY,
+	CMD_OPT_UNMOUNTABLE,
 	CMD_OPT_NOFOLLOW,
 	CMD_OPT_END,
 };

@@ -250,6 +250,7 @@ static const struct cmd_option scan_options[] = {
 	CMD_OPT_OFFSET,
 	CMD_OPT_PARTITION,
 	CMD_OPT_REPLAY,
+	CMD_OPT_UNMOUNTABLE,
 	CMD_OPT_END,
 };
 

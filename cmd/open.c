@@ -15,6 +15,8 @@
 static void warn_state(e2map_t *m, const char *image)
 {
 	int state = e2map_image_state(m);
+	const char *why;
+	int err;
 
 	if (state < 0)
 		return;		/* no mount table: nothing to warn of */
@@ -26,6 +28,13 @@ static void warn_state(e2map_t *m, const char *image)
 			   "are those of the image as it lies (the kernel's "
 			   "ro,noload view), not after recovery",
 			   cmd_esc(image));
+	if (state & E2MAP_IMAGE_UNMOUNTABLE) {
+		err = e2map_image_refusal(m, &why);
+		cmd_errorf("warning: %s: opened past the kernel's refusal to "
+			   "mount it (%s: %s); every answer is e2map's reading, "
+			   "beyond the kernel", cmd_esc(image),
+			   e2map_strerror(err), why);
+	}
 }
 
 int cmd_open_image(const char *cmd, const struct cmd_common *co,
@@ -55,6 +64,9 @@ int cmd_open_image(const char *cmd, const struct cmd_common *co,
 	if (co->replay)
 		snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts),
 			 "%sreplay", opts[0] ? "," : "");
+	if (co->unmountable)
+		snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts),
+			 "%sunmountable", opts[0] ? "," : "");
 	err = e2map_open(image, opts[0] ? opts : NULL, out);
 	if (err < 0) {
 		/* The library's words say more than the errno, once. */

@@ -299,7 +299,7 @@ Test(cli, getopt_says_nothing_itself)
 	cr_assert_eq(r.status, 2);
 	cr_assert_str_eq(r.err, "e2map: check: invalid option or missing "
 			 "argument: '-Z'\nusage: e2map check [-q] [-j N] [--json] [--offset "
-			 "BYTES] [--partition N] [--replay] IMAGE\n");
+			 "BYTES] [--partition N] [--replay] [--unmountable] IMAGE\n");
 }
 
 Test(cli, help_explains_help)
@@ -908,6 +908,30 @@ Test(cli, owner_names_each_block, .init = make_image, .fini = remove_image)
 	run(&r, (const char *[]){ "blockmap", "--format", "xml", image,
 				  NULL });
 	cr_assert_eq(r.status, 2);
+}
+
+/*
+ * An image the kernel refuses to mount: refused with the kernel's reason;
+ * --unmountable answers past it, with one warning naming the refusal.
+ */
+Test(cli, unmountable_reads_past_the_refusal)
+{
+	char *img = fixture_image("mount-root-file");
+	struct run r;
+
+	cr_assert(img);
+	run(&r, (const char *[]){ "du", "-s", img, NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, "corrupt root inode, run e2fsck"), "%s", r.err);
+	cr_assert_str_empty(r.out);
+	run(&r, (const char *[]){ "du", "-s", "--unmountable", img, NULL });
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "warning: ") && strstr(r.err, "opened past the "
+		  "kernel's refusal to mount it (Filesystem metadata is "
+		  "corrupted: corrupt root inode, run e2fsck") &&
+		  strstr(r.err, "beyond the kernel\n"), "%s", r.err);
+	cr_assert_str_eq(r.out, "1\t/\n");
+	fixture_remove(img);
 }
 
 Test(cli, partitions_usage_errors)

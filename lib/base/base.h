@@ -89,6 +89,7 @@ struct e2map_options {
 	unsigned partition;		/* partition=N; 0: none given */
 	bool warm;			/* cache=warm */
 	bool replay;			/* replay: the journal recovered */
+	bool unmountable;		/* unmountable: read past the mount's refusal */
 };
 int e2map__parse_options(const char *options, struct e2map_options *o);
 

@@ -38,6 +38,8 @@ struct e2map {
 	uint64_t blocks_read;		/* metadata blocks read from the image */
 	uint64_t disk_offset;		/* the filesystem's first byte in the disk */
 	uint64_t overhead;		/* statfs's, in blocks, once counted; 0: not yet */
+	int refused;			/* unmountable: the mount's -errno; 0: it mounts */
+	char refusal[256];		/* and the kernel's reason, in e2map's words */
 	struct blkset dir_ok;		/* directory blocks whose checksum passed */
 	dgrp_t itable_ahead;		/* inode tables prefetched below this group */
 	/* What a mount keeps between calls, made on first use (each is

@@ -111,21 +111,49 @@ static int check_descriptors(e2map_t *m)
 }
 
 /*
+ * ext4_inode_info_init: with extra_isize, the sizes the superblock asks
+ * every large inode to keep must fit in the inode's room past 128 bytes.
+ */
+static int check_extra_isize(e2map_t *m)
+{
+	struct ext2_super_block *sb = m->fs->super;	/* libext2fs: no const */
+	unsigned room = EXT2_INODE_SIZE(sb) - EXT2_GOOD_OLD_INODE_SIZE;
+
+	if (EXT2_INODE_SIZE(sb) <= EXT2_GOOD_OLD_INODE_SIZE ||
+	    !ext2fs_has_feature_extra_isize(sb))
+		return 0;
+	if (sb->s_want_extra_isize > room)
+		return e2map__fail(NULL, -EINVAL, "bad s_want_extra_isize: %u: "
+				   "the kernel refuses to mount it",
+				   sb->s_want_extra_isize);
+	if (sb->s_min_extra_isize > room)
+		return e2map__fail(NULL, -EINVAL, "bad s_min_extra_isize: %u: "
+				   "the kernel refuses to mount it",
+				   sb->s_min_extra_isize);
+	return 0;
+}
+
+/*
  * Refusals the kernel makes at mount time, so that e2map does not answer
  * for an image no mount could serve: a block size above the page size
- * (ext4_load_super), a casefold filename encoding it does not know
+ * (ext4_load_super), extra inode sizes that do not fit
+ * (ext4_inode_info_init), a casefold filename encoding it does not know
  * (ext4_encoding_init), and group descriptors whose bitmaps or inode table
  * lie outside the filesystem (ext4_check_descriptors).  Metadata over
- * metadata is the system zone's refusal (syszone.c).
+ * metadata is the system zone's refusal (syszone.c), made after the root
+ * inode's (check_root).
  */
 static int check_mountable(e2map_t *m)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	int err;
 
 	if (page > 0 && m->bs > (unsigned long)page)
 		return e2map__fail(NULL, -EINVAL, "block size %u: the kernel "
 				   "mounts block sizes up to the page size, %ld",
 				   m->bs, page);
+	if ((err = check_extra_isize(m)) < 0)
+		return err;
 	/* ext4_encoding_init: casefolding needs an encoding the kernel has. */
 	if (ext2fs_has_feature_casefold(m->fs->super) &&
 	    !ext2fs_load_nls_table(m->fs->super->s_encoding))
@@ -133,6 +161,50 @@ static int check_mountable(e2map_t *m)
 				   "%u: the kernel refuses to mount it",
 				   m->fs->super->s_encoding);
 	return check_descriptors(m);
+}
+
+/*
+ * __ext4_fill_super's last refusal: the root inode, got as a special
+ * inode (a free one is corrupt, not stale), must be a directory with
+ * blocks and a size.
+ */
+static int check_root(e2map_t *m)
+{
+	e2map_file_t *f;
+	bool bad;
+	int err;
+
+	if ((err = e2map__iget_how(m, EXT2_ROOT_INO, E2MAP_IGET_NAME, &f)) < 0)
+		return e2map__fail(NULL, err == -ESTALE ? -EUCLEAN : err,
+				   "get root inode failed (%s): the kernel "
+				   "refuses to mount it", e2map_errmsg(m));
+	bad = !LINUX_S_ISDIR(f->inode->i_mode) || !f->size ||
+	      !ext2fs_get_stat_i_blocks(m->fs, EXT2_INODE(f->inode));
+	e2map__iput(f);
+	if (bad)
+		return e2map__fail(NULL, -EUCLEAN, "corrupt root inode, run "
+				   "e2fsck: the kernel refuses to mount it");
+	return 0;
+}
+
+/*
+ * ERR, a refusal of the kernel's mount: the open's failure, unless the
+ * caller asked to read past it ("unmountable").  Then the first one is
+ * kept for e2map_image_state and e2map_image_refusal, and the open goes
+ * on.
+ */
+static int refusal(e2map_t *m, const struct e2map_options *o, int err)
+{
+	if (err >= 0 || !o->unmountable || err == -ENOMEM)
+		return err;
+	if (!m->refused) {
+		m->refused = err;
+		snprintf(m->refusal, sizeof(m->refusal), "%s",
+			 *e2map_errmsg(NULL) ? e2map_errmsg(NULL)
+					     : e2map_strerror(err));
+	}
+	e2map__set_open_error("%s", "");
+	return 0;
 }
 
 /* ext2fs_open2's refusals, worded for the one who gave the image. */
@@ -225,11 +297,15 @@ static char *options_for(const char *options, const struct e2map_window *w,
 	return s;
 }
 
-/* A handle on the filesystem W finds in IMAGE, every mount check made. */
+/*
+ * A handle on the filesystem W finds in IMAGE, every mount check made;
+ * the root's waits when the journal is to be replayed first (EARLY), as
+ * the kernel's does.
+ */
 static int open_handle(const char *image, const char *options,
 		       const struct e2map_options *o,
 		       const struct e2map_window *w, const struct stat *st,
-		       e2map_t **out)
+		       bool early, e2map_t **out)
 {
 	e2map_t *m;
 	int err;
@@ -244,31 +320,31 @@ static int open_handle(const char *image, const char *options,
 	}
 	m->warm = o->warm;
 	if ((err = open_fs(image, o, w, m)) < 0 ||
-	    (err = (w->own ? check_window(m, w)
-			   : check_geometry(m, st, o->offset))) < 0 ||
-	    (err = check_mountable(m)) < 0) {
+	    (err = refusal(m, o, w->own ? check_window(m, w)
+					: check_geometry(m, st, o->offset))) < 0 ||
+	    (err = refusal(m, o, check_mountable(m))) < 0) {
 		e2map_close(m);
 		return err;
 	}
 	set_limits(m);
-	if ((err = e2map__zone_setup(m)) < 0) {
+	/* __ext4_fill_super gets the root before it builds the system zone:
+	 * the root's block references are checked against none. */
+	if ((err = early ? 0 : refusal(m, o, check_root(m))) == 0 &&
+	    (err = e2map__zone_setup(m)) < 0) {
+		/* Past a refused zone: only the range part of block checks. */
+		e2map__zone_free(m);
+		err = refusal(m, o, err);
+	}
+	/* The inodes got so far were checked against a zone not yet built. */
+	e2map__icache_free(m);
+	if (err < 0) {
 		e2map_close(m);
 		return err;
 	}
-	/* The journal inode was checked against a zone still being built. */
-	e2map__icache_free(m);
 	*out = m;
 	return 0;
 }
 
-/*
- * replay: the journal is read as the kernel reads it at mount, through
- * the filesystem as it lies; then the handle is opened again through e2map's io
- * manager with the recovered blocks laid over the image, so that the
- * superblock, the descriptors and everything after are the recovered
- * ones.  The kernel's read-write mount then clears needs_recovery: so
- * does the handle, in memory.
- */
 /*
  * The fast commits, applied by libext2fs to a scratch handle whose writes
  * land in the overlay *OV (in memory: the media has no write path), which
@@ -318,6 +394,9 @@ static int replay(const char *image, const char *options,
 	int err;
 
 	err = e2map__journal_replay(*mp, &ov, &fc);
+	/* Nothing to replay: the root the early handle left unchecked. */
+	if (err == 0 && !ov)
+		err = refusal(*mp, o, check_root(*mp));
 	if (err < 0 || !ov) {
 		if (err < 0) {
 			e2map_close(*mp);
@@ -338,7 +417,7 @@ static int replay(const char *image, const char *options,
 	}
 	n = e2map__overlay_count(ov);
 	e2map__io_hand_overlay(ov);
-	err = open_handle(image, options, o, &rw, st, mp);
+	err = open_handle(image, options, o, &rw, st, false, mp);
 	e2map__io_hand_overlay(NULL);	/* not taken when the open failed early */
 	if (err < 0)
 		return err;
@@ -362,7 +441,7 @@ int e2map_open(const char *image, const char *options, e2map_t **out)
 	if ((err = e2map__parse_options(options, &o)) < 0 ||
 	    (err = check_file(image, o.offset, &st)) < 0 ||
 	    (err = e2map__window_resolve(image, &o, &w)) < 0 ||
-	    (err = open_handle(image, options, &o, &w, &st, &m)) < 0)
+	    (err = open_handle(image, options, &o, &w, &st, o.replay, &m)) < 0)
 		return err;
 	if (o.replay && (err = replay(image, options, &o, &w, &st, &m)) < 0)
 		return err;
@@ -401,12 +480,21 @@ int e2map_image_state(e2map_t *m)
 		return -EINVAL;
 	if (ext2fs_has_feature_journal_needs_recovery(m->fs->super))
 		flags |= E2MAP_IMAGE_NEEDS_RECOVERY;
+	if (m->refused)
+		flags |= E2MAP_IMAGE_UNMOUNTABLE;
 	code = ext2fs_check_mount_point(m->image, &mf, NULL, 0);
 	if (code)
 		return e2map__errcode(m, code, "reading the mount table");
 	if (mf & EXT2_MF_MOUNTED)
 		flags |= E2MAP_IMAGE_MOUNTED;
 	return flags;
+}
+
+int e2map_image_refusal(const e2map_t *m, const char **why)
+{
+	if (why)
+		*why = m && m->refused ? m->refusal : "";
+	return m ? m->refused : -EINVAL;
 }
 
 /* The kernel's reserve (ext4_calculate_resv_clusters): none without

@@ -24,6 +24,14 @@
 #                         inode overlap system zone")
 #   mount-journal-unused  ext4 1 KiB: the journal inode's link count 0 (its
 #                         iget fails, and with it the system zone)
+#   mount-root-*          ext4 1 KiB, 256-byte inodes, one fault in the root
+#                         inode each (__ext4_fill_super's last checks): a
+#                         regular file (-file), link count 0 (-free), the
+#                         EA_INODE flag beside EXTENTS (-eaflag), size 0
+#                         (-empty)
+#   mount-want-isize, mount-min-isize  the same filesystem, s_want_extra_isize
+#                         or s_min_extra_isize past the inode's room
+#                         (ext4_inode_info_init refuses: EINVAL)
 #
 # It writes OUTDIR/NAME.img.gz and OUTDIR/mount-verdicts (the kernel's
 # verdicts, scripts/record/verdict.sh); with RECORD=1 the images the kernel
@@ -81,8 +89,24 @@ finish mount-journal-overlap "sif <8> block[0] $((it + 1))"
 mkfs "$work/mount-journal-unused.img" 8M -t ext4 -b 1024 -g 1024 -N 256
 finish mount-journal-unused "sif <8> links_count 0"
 
+big() { mkfs "$work/$1.img" 8M -t ext4 -b 1024 -I 256 -N 256; }
+big mount-root-file
+finish mount-root-file "sif <2> mode 0100755"
+big mount-root-free
+finish mount-root-free "sif <2> links_count 0"
+big mount-root-eaflag
+finish mount-root-eaflag "sif <2> flags 0x280000"
+big mount-root-empty
+finish mount-root-empty "sif <2> size 0"
+big mount-want-isize
+finish mount-want-isize "ssv want_extra_isize 132"
+big mount-min-isize
+finish mount-min-isize "ssv min_extra_isize 132"
+
 names="mount-itable-overlap mount-itable-moved mount-bbitmap-in-itable
-       mount-journal-overlap mount-journal-unused"
+       mount-journal-overlap mount-journal-unused mount-root-file
+       mount-root-free mount-root-eaflag mount-root-empty mount-want-isize
+       mount-min-isize"
 {
 	echo "# SPDX-License-Identifier: GPL-2.0-or-later"
 	echo "# The kernel's verdict on mounting each image of scripts/gen/mkmount.sh"

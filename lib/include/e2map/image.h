@@ -20,12 +20,21 @@ extern "C" {
  *                  cached (maximal merged runs)
  *   partition=N    the filesystem is partition N of a whole disk (see
  *                  e2map_disk_read below: disks and containers)
+ *   replay         the journal recovered in memory first, as a read-write
+ *                  mount recovers it (the image is never written)
+ *   unmountable    open an image the kernel refuses to mount (a corrupt
+ *                  root inode, descriptors outside the filesystem, a
+ *                  system zone overlap...) and answer past the refusal:
+ *                  every answer is then e2map's reading, beyond the
+ *                  kernel (E2MAP_IMAGE_UNMOUNTABLE, e2map_image_refusal).
+ *                  What libext2fs cannot open still fails.
  * BYTES takes the units of e2map_parse_bytes.  Unknown options: -EINVAL.
  * A missing image: -ENOENT (any errno of stat(2) or open(2)); a pipe or a
  * socket: -ESPIPE; a directory: -EISDIR; an offset at or past the end of
  * a regular file: -EINVAL.  Not an ext2/3/4 filesystem, or a truncated or corrupted
  * superblock: -EUCLEAN (-EBADMSG for a bad superblock checksum); an
- * incompatible feature the kernel would refuse: -EOPNOTSUPP.
+ * incompatible feature the kernel would refuse: -EOPNOTSUPP.  Any other
+ * refusal of the kernel's mount: its errno (-EUCLEAN, -EINVAL, -EBADMSG).
  * On failure *out is NULL, and e2map_errmsg(NULL) says why in words meant
  * for the user ("not an ext2/3/4 filesystem", "the image must be a
  * seekable file", "offset past the end of the image (N bytes)"), or is
@@ -38,17 +47,28 @@ E2MAP_API void e2map_close(e2map_t *m);
 /* Bits of e2map_image_state(). */
 #define E2MAP_IMAGE_MOUNTED 0x1
 #define E2MAP_IMAGE_NEEDS_RECOVERY 0x2
+#define E2MAP_IMAGE_UNMOUNTABLE 0x4
 /*
  * What a reader of M should be warned of, as a mask: E2MAP_IMAGE_MOUNTED
  * when the image (a block device, or a file behind a loop device) is
  * mounted now, so the answers may be stale; E2MAP_IMAGE_NEEDS_RECOVERY
  * when the superblock says the journal needs recovery, so the answers are
  * those of the image as it lies (the kernel's ro,noload view), not after
- * a replay.  The mount table is read at each call.  Returns the mask
+ * a replay; E2MAP_IMAGE_UNMOUNTABLE when the kernel refuses to mount
+ * the image and it was opened past that ("unmountable").  The mount
+ * table is read at each call.  Returns the mask
  * (>= 0), -EINVAL for a NULL handle, or -errno when the mount table cannot
  * be read (e2map_errmsg(M) says more).
  */
 E2MAP_API int e2map_image_state(e2map_t *m);
+
+/*
+ * Why the kernel refuses to mount M's image: its mount(2) errno (< 0) with
+ * *WHY (if WHY is not NULL) the reason in words, or 0 and "" when it
+ * mounts.  Only an image opened with "unmountable" is open to be asked.
+ * -EINVAL for a NULL handle.
+ */
+E2MAP_API int e2map_image_refusal(const e2map_t *m, const char **why);
 
 /*
  * Parse a byte count as xfs_io's cvtnum does: decimal, 0x hex or 0 octal,
