@@ -154,9 +154,10 @@ $(PROBE): $(OBJ)/tests/probe.o $(TESTLIB_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIB_LIBS)
 
-# tests/test_cli_parse.c runs the CLI's option parser without main.c:
-# parse.c calls util.c only, and util.c nothing of the CLI's.
-CMD_PARSE_OBJS := $(OBJ)/cmd/parse.o $(OBJ)/cmd/util.o
+# tests/test_cli_parse.c runs the CLI's option parser and progress line
+# without main.c: parse.c and progress.c call util.c only, and util.c
+# nothing of the CLI's.
+CMD_PARSE_OBJS := $(OBJ)/cmd/parse.o $(OBJ)/cmd/util.o $(OBJ)/cmd/progress.o
 $(RUNNER): $(TEST_OBJS) $(TESTLIB_OBJS) $(CMD_PARSE_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcriterion $(LIB_LIBS) $(JANSSON_LIBS) -lutil

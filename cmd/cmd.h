@@ -306,10 +306,11 @@ void cmd_progress_start(struct cmd_progress *p, const char *cmd,
 			const char *unit, uint64_t total, bool quiet,
 			bool streams);
 /* N more UNITs done (and BYTES more bytes, shown when any were counted). */
-/* cmd_progress_start with the inodes in use as the total (for a walk of
- * a subtree, a bound). */
+/* cmd_progress_start with the inodes in use as the total when PATH is the
+ * root (or NULL: the whole image); for a subtree, no total (0): a count. */
 void cmd_progress_inodes(struct cmd_progress *p, e2map_t *m, const char *cmd,
-			 const char *unit, bool quiet, bool streams);
+			 const char *unit, const char *path, bool quiet,
+			 bool streams);
 void cmd_progress_add(struct cmd_progress *p, uint64_t n, uint64_t bytes);
 void cmd_progress_draw(struct cmd_progress *p);
 void cmd_progress_end(struct cmd_progress *p);

@@ -192,7 +192,8 @@ int cmd_du(struct cmd_ctx *ctx)
 
 	/* inodes seen of those in use */
 	cmd_progress_inodes(&run.progress, ctx->m, "du", "inodes",
-			    ctx->co.quiet, o->all || !o->summarize);
+			    ctx->ops.n > 1 ? ctx->ops.v[1] : NULL, ctx->co.quiet,
+			    o->all || !o->summarize);
 	err = e2map_du(ctx->m, ctx->ops.n > 1 ? ctx->ops.v[1] : "/",
 		       (enum e2map_du_size)o->size, on_entry, &run);
 	cmd_progress_end(&run.progress);

@@ -111,7 +111,7 @@ int cmd_extract(struct cmd_ctx *ctx)
 	int r;
 
 	cmd_progress_inodes(&run.progress, run.m, "extract", "files",
-			    ctx->co.quiet, false);
+			    ctx->ops.v[1], ctx->co.quiet, false);
 	r = e2map_extract(run.m, ctx->ops.v[1], ctx->ops.v[2], flags, on_event,
 			  &run);
 	cmd_progress_end(&run.progress);

@@ -404,7 +404,7 @@ static int scan_image(struct scan_run *run)
 	int err;
 
 	cmd_progress_inodes(&run->progress, run->m, "scan", "inodes",
-			    run->quiet, true);
+			    NULL, run->quiet, true);
 	scan_print_head(run->fmt);
 	err = e2map_scan_records(run->m, (unsigned)run->o->threads, on_record,
 				 run);

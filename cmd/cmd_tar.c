@@ -476,8 +476,8 @@ int cmd_tar(struct cmd_ctx *ctx)
 		status = t.buf ? CMD_EXIT_FAIL : cmd_fail("tar", -ENOMEM, NULL);
 		goto out;
 	}
-	cmd_progress_inodes(&t.progress, t.m, "tar", "files", ctx->co.quiet,
-			    false);
+	cmd_progress_inodes(&t.progress, t.m, "tar", "files", path,
+			    ctx->co.quiet, false);
 	r = e2map_tree_walk(t.m, path, on_entry, &t);
 	cmd_progress_end(&t.progress);
 	status = finish(&t, fd, o->file != NULL, r);

@@ -77,8 +77,10 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	  &help_spec, 0 },
 	{ "mount", cmd_mount, "mount the image read-only through FUSE",
 	  &mount_spec, CMD_NEEDS_IMAGE },
+	/* owner opens IMAGE itself: with --byte, a disk's bytes may lie in
+	 * several of its filesystems. */
 	{ "owner", cmd_owner, "who owns each block: metadata, an inode, free",
-	  &owner_spec, CMD_NEEDS_IMAGE },
+	  &owner_spec, 0 },
 	{ "partitions", cmd_partitions,
 	  "list a disk image's partitions (MBR, GPT; E01, VMDK...)",
 	  &partitions_spec, 0 },

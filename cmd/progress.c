@@ -69,23 +69,31 @@ static void eta(char *buf, size_t size, double secs)
 		snprintf(buf, size, "%lu:%02lu", s / 60, s % 60);
 }
 
-/* "e2map scan: 1200/5000 inodes (24%), 3.1 MiB, 8123/s, ETA 0:01" */
+/*
+ * "e2map scan: 1200/5000 inodes (24%), 3.1 MiB, 8123/s, ETA 0:01"; with
+ * no total (a subtree: its size is not known before the walk), "e2map
+ * extract: 1200 files, 3.1 MiB, 8123/s".
+ */
 int cmd_progress_format(char *buf, size_t size, const struct cmd_progress *p,
 			int64_t elapsed_ns)
 {
 	double secs = elapsed_ns > 0 ? elapsed_ns / 1e9 : 0, rate;
 	char bytes[32] = "", left[32] = "?";
-	uint64_t done = p->done > p->total ? p->total : p->done;
+	uint64_t done = p->done > p->total && p->total ? p->total : p->done;
 	unsigned pct = p->total ? (unsigned)(done * 100 / p->total) : 100;
 
 	rate = secs > 0 ? done / secs : 0;
-	if (rate > 0)
+	if (rate > 0 && p->total)
 		eta(left, sizeof(left), (p->total - done) / rate);
 	if (p->bytes) {
 		bytes[0] = ',';
 		bytes[1] = ' ';
 		human(bytes + 2, sizeof(bytes) - 2, (double)p->bytes);
 	}
+	if (!p->total)
+		return snprintf(buf, size, "e2map %s: %llu %s%s, %.0f/s",
+				p->cmd, (unsigned long long)done, p->unit,
+				bytes, rate);
 	return snprintf(buf, size, "e2map %s: %llu/%llu %s (%u%%)%s, %.0f/s, "
 			"ETA %s", p->cmd, (unsigned long long)done,
 			(unsigned long long)p->total, p->unit, pct, bytes,
@@ -128,11 +136,15 @@ void cmd_progress_end(struct cmd_progress *p)
 }
 
 void cmd_progress_inodes(struct cmd_progress *p, e2map_t *m, const char *cmd,
-			 const char *unit, bool quiet, bool streams)
+			 const char *unit, const char *path, bool quiet,
+			 bool streams)
 {
 	struct e2map_statfs sf = E2MAP_STATFS_INIT;
+	bool whole = !path || !path[strspn(path, "/")];
 
-	if (e2map_statfs(m, &sf) == 0)
+	if (!whole)
+		cmd_progress_start(p, cmd, unit, 0, quiet, streams);
+	else if (e2map_statfs(m, &sf) == 0)
 		cmd_progress_start(p, cmd, unit, sf.files - sf.ffree, quiet,
 				   streams);
 }

@@ -335,3 +335,21 @@ Test(cli_parse, names_are_quoted_as_coreutils_quotes_them)
 	quoted("a:b", false, false, out, sizeof(out));
 	cr_expect_str_eq(out, "a:b");
 }
+
+/* The progress line: a whole image has a total, an ETA and a percentage;
+ * a subtree (no total) only its count, never "100%" from the start. */
+Test(cli_parse, progress_line_of_a_whole_image_and_of_a_subtree)
+{
+	struct cmd_progress p = { .cmd = "extract", .unit = "files" };
+	char line[160];
+
+	p.total = 400;
+	p.done = 100;
+	p.bytes = 3 * 1024 * 1024;
+	cmd_progress_format(line, sizeof(line), &p, 2000000000LL);
+	cr_assert_str_eq(line, "e2map extract: 100/400 files (25%), 3.0 MiB, "
+			 "50/s, ETA 0:06");
+	p.total = 0;
+	cmd_progress_format(line, sizeof(line), &p, 2000000000LL);
+	cr_assert_str_eq(line, "e2map extract: 100 files, 3.0 MiB, 50/s");
+}

@@ -911,6 +911,34 @@ Test(cli, owner_names_each_block, .init = make_image, .fini = remove_image)
 }
 
 /*
+ * owner echoes each NUMBER as typed; --byte adds the block; each path
+ * follows a tab; block 0 of a 1 KiB filesystem is "boot", bigalloc or not.
+ */
+Test(cli, owner_lines_say_what_was_asked)
+{
+	static const char *const names[] = { "ext4-1k", "metabg-0-bigalloc" };
+	char *img = fixture_image("ext4-links"), want[256];
+	struct run r;
+
+	cr_assert(img);
+	run(&r, (const char *[]){ "owner", img, "0x50a", NULL });
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_str_eq(r.out, "0x50a: data inode 13 offset 0\t/big\n");
+	run(&r, (const char *[]){ "owner", "--byte", img, "0x50a003", NULL });
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_str_eq(r.out, "0x50a003: data inode 13 offset 3 block 1290"
+			 "\t/big\n");
+	fixture_remove(img);
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		cr_assert((img = fixture_image(names[i])));
+		run(&r, (const char *[]){ "owner", img, "0", NULL });
+		snprintf(want, sizeof(want), "0: boot\n");
+		cr_expect_str_eq(r.out, want, "%s", names[i]);
+		fixture_remove(img);
+	}
+}
+
+/*
  * An image the kernel refuses to mount: refused with the kernel's reason;
  * --unmountable answers past it, with one warning naming the refusal.
  */

@@ -295,6 +295,40 @@ Test(disks, several_ext_partitions_are_listed_in_the_error)
 	fails("check", disk("gpt.E01"), NULL, "(2 ext4, 3 ext2)");
 }
 
+/*
+ * owner --byte on a disk of several filesystems: each byte is answered in
+ * the partition holding it, the line that --partition N gives; a byte in
+ * no ext partition is an error line, the others still answered.
+ */
+Test(disks, owner_bytes_find_their_partition)
+{
+	static const struct { const char *byte, *part; } asked[] = {
+		{ "1049600", "1" }, { "17826816", "2" }, { "0x1a00800", "5" },
+		{ "17825792", "2" },
+	};
+	const char *img = disk("mbr.img");
+	char want[4096] = "";
+	struct cli_out r;
+	size_t i;
+
+	for (i = 0; i < sizeof(asked) / sizeof(*asked); i++) {
+		run((const char *[]){ "owner", "--byte", "--partition",
+				      asked[i].part, img, asked[i].byte, NULL },
+		    &r);
+		cr_assert_eq(r.status, 0, "%s: %s", asked[i].byte, r.err);
+		strncat(want, r.out, sizeof(want) - strlen(want) - 1);
+		cli_out_free(&r);
+	}
+	run((const char *[]){ "owner", "--byte", img, asked[0].byte, "100",
+			      asked[1].byte, asked[2].byte, asked[3].byte,
+			      NULL }, &r);
+	cr_expect_eq(r.status, 1);
+	cr_expect_str_eq(r.out, want);
+	cr_expect_str_eq(r.err, "e2map: owner: 100: no ext2/3/4 partition "
+			 "holds that byte\n");
+	cli_out_free(&r);
+}
+
 Test(disks, partition_numbers_that_name_no_filesystem_fail)
 {
 	fails("check", disk("mbr.img"), "4", "no partition 4 on this dos disk");

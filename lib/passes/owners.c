@@ -72,6 +72,9 @@ static int add_layout(e2map_t *m, struct e2map_blockmap *b)
 	}
 	if (!err && ext2fs_has_feature_mmp(fs->super) && fs->super->s_mmp_block)
 		err = add(b, fs->super->s_mmp_block, 1, E2MAP_OWNER_MMP, 0, 0);
+	/* One answer for block 0 whether or not it is the filesystem's. */
+	if (!err && fs->blocksize == 1024)
+		err = add(b, 0, 1, E2MAP_OWNER_BOOT, 0, 0);
 	return err;
 }
 
@@ -283,7 +286,7 @@ const char *e2map_owner_kind_name(enum e2map_owner_kind k)
 		"free", "unknown", "superblock", "gdt", "reserved-gdt",
 		"block-bitmap", "inode-bitmap", "inode-table", "mmp", "journal",
 		"orphan-file", "data", "unwritten", "directory", "extent-tree",
-		"indirect", "xattr-block",
+		"indirect", "xattr-block", "boot",
 	};
 
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";

@@ -134,8 +134,11 @@ E2MAP_API int e2map_paths_foreach(const e2map_paths_t *p, uint64_t ino,
  * tree or indirect blocks the walk read, its xattr block; the journal's
  * and the orphan file's runs named as such, a directory's as directory).
  * What no owner covers is free or, where the block bitmap says in use,
- * UNKNOWN.  Ranges are sorted by START and cover every block from
- * s_first_data_block to the block count; where a damaged image gives two
+ * UNKNOWN.  With 1 KiB blocks, block 0 is BOOT: the 1024 bytes before
+ * the superblock, the filesystem's nothing (before s_first_data_block, or,
+ * with bigalloc, in group 0's first cluster all the same); with larger
+ * blocks it is the superblock's.  Ranges are sorted by START and cover
+ * every block from 0 to the block count; where a damaged image gives two
  * owners one block, both ranges are there.  INO is the owning inode (0
  * for the layout), LBLK the run's first logical block (data, unwritten,
  * directory, journal).  An inode that cannot be read or walked keeps what
@@ -160,7 +163,8 @@ enum e2map_owner_kind {
 	E2MAP_OWNER_DIRECTORY,
 	E2MAP_OWNER_EXTENT_TREE,
 	E2MAP_OWNER_INDIRECT,
-	E2MAP_OWNER_XATTR_BLOCK
+	E2MAP_OWNER_XATTR_BLOCK,
+	E2MAP_OWNER_BOOT
 };
 struct e2map_owner {
 	uint64_t start, count;
