@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * e2map scan: one record per inode in use (or under PATH) from the
- * library's e2map_scan_records, with every name from the path table, in
+ * e2map scan: one record per inode in use (or under PATH) and per inode
+ * only a name reaches, from the library's e2map_scan_records_named, with
+ * every name from the path table, in
  * one of four formats (scan_out.c), then a summary: what the regular
  * files hold, what a sparse-aware backup copies against a naive one, and
  * the most fragmented files.  Exit 1 when any record failed.
@@ -190,13 +191,10 @@ static int on_record(const struct e2map_record *r, const char *why,
 	char detail[256];
 	int err;
 
-	/* The detail first: readlink (body) reads through M, the path table
-	 * too when this first record builds it. */
+	/* The detail first: readlink (body) reads through M. */
 	detail[0] = '\0';
 	if (*why)
 		snprintf(detail, sizeof(detail), "%s", why);
-	if (!run->paths && (err = e2map_paths_build(run->m, &run->paths)) < 0)
-		return err;
 	cmd_progress_add(&run->progress, 1, 0);
 	if ((err = collect_names(run, r->ino)) < 0)
 		return err;
@@ -406,8 +404,8 @@ static int scan_image(struct scan_run *run)
 	cmd_progress_inodes(&run->progress, run->m, "scan", "inodes",
 			    NULL, run->quiet, true);
 	scan_print_head(run->fmt);
-	err = e2map_scan_records(run->m, (unsigned)run->o->threads, on_record,
-				 run);
+	err = e2map_scan_records_named(run->m, (unsigned)run->o->threads,
+				       &run->paths, on_record, run);
 	cmd_progress_end(&run->progress);
 	if (err < 0 || run->out_err)
 		return cmd_fail("scan", err < 0 ? err : run->out_err,
@@ -440,8 +438,8 @@ int cmd_scan(struct cmd_ctx *ctx)
 	int status, err;
 
 	o->slots = NULL;	/* run_free frees them now */
-	/* PATH's names are needed first; else the first record builds the
-	 * table while the workers go on making records. */
+	/* PATH's names are needed first; else the library builds the table
+	 * at the first record, while the workers go on making records. */
 	if (ops->n > 1 && (err = e2map_paths_build(run.m, &run.paths)) < 0)
 		status = cmd_fail("scan: paths", err, e2map_errmsg(run.m));
 	else if (ops->n < 2 ||

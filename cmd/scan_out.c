@@ -252,7 +252,8 @@ static void csv_item(const struct scan_item *it)
 /* ---- body ---- */
 
 /* TSK's "r/rrw-r--r--": the name's type, /, the inode's type and ls's
- * permissions (s S t T for the set-id and sticky bits). */
+ * permissions (s S t T for the set-id and sticky bits); a socket is
+ * "s/h" as fls writes it. */
 static void body_mode(uint32_t mode, char out[13])
 {
 	static const char rwx[] = "rwxrwxrwx";
@@ -269,7 +270,10 @@ static void body_mode(uint32_t mode, char out[13])
 	case S_IFSOCK: t = 'h'; break;
 	default: t = '-'; break;
 	}
-	out[0] = out[2] = t;
+	/* The name's letter for a socket is TSK's TSK_FS_NAME_TYPE_SOCK,
+	 * "s"; the inode's, TSK_FS_META_TYPE_SOCK, "h". */
+	out[0] = t == 'h' ? 's' : t;
+	out[2] = t;
 	out[1] = '/';
 	for (i = 0; i < 9; i++)
 		out[3 + i] = (mode & (0400u >> i)) ? rwx[i] : '-';
@@ -332,8 +336,11 @@ static void body_item(e2map_t *m, const struct scan_item *it)
 	if (tlen > (int64_t)sizeof(target))
 		tlen = sizeof(target);
 	for (i = 0; i < it->n; i++)
-		body_line(it, it->path[i], it->len[i],
-			  tlen >= 0 ? target : NULL, tlen >= 0 ? (size_t)tlen : 0);
+		/* fls lists what is in the root, never the root itself. */
+		if (it->len[i] != 1 || it->path[i][0] != '/')
+			body_line(it, it->path[i], it->len[i],
+				  tlen >= 0 ? target : NULL,
+				  tlen >= 0 ? (size_t)tlen : 0);
 	if (!it->n) {
 		snprintf(name, sizeof(name), "<%" PRIu64 ">", it->r->ino);
 		body_line(it, name, strlen(name), NULL, 0);

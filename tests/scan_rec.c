@@ -180,12 +180,18 @@ static int attach_paths(struct scan_kernel *k)
 	for (i = 0; i < k->n; i++) {
 		struct scan_kinode *in = &k->v[i];
 
+		size_t end;
+
 		while (j < k->np && k->p[j].ino < in->ino)
 			j++;
+		for (end = j; end < k->np && k->p[end].ino == in->ino; end++)
+			;
+		/* Its own run's size: the rest of the table per inode would
+		 * ask for gigabytes on a large directory tree. */
 		in->npaths = 0;
-		if (!(in->paths = malloc((k->np - j + 1) * sizeof(char *))))
+		if (!(in->paths = malloc((end - j + 1) * sizeof(char *))))
 			return -1;
-		while (j < k->np && k->p[j].ino == in->ino)
+		while (j < end)
 			in->paths[in->npaths++] = k->p[j++].path;
 	}
 	return 0;

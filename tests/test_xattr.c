@@ -255,6 +255,7 @@ Test(xattr, sample) { compare("sample"); }
 Test(xattr, special_1k) { compare("special-1k"); }
 Test(xattr, times_4k) { compare("times-4k"); }
 Test(xattr, times128_1k) { compare("times128-1k"); }
+Test(xattr, times_noextra_1k) { compare("times-noextra-1k"); }
 Test(xattr, zone_1k_flex) { compare("zone-1k-flex"); }
 Test(xattr, zone_4k) { compare("zone-4k"); }
 Test(xattr, zone_bigalloc) { compare("zone-bigalloc"); }

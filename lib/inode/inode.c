@@ -238,12 +238,19 @@ uint64_t e2map__stat_blocks(const e2map_file_t *f)
 	return blocks;
 }
 
-/* EXT4_FITS_IN_INODE: i_extra_isize covers the field at OFF (4 bytes). */
+/*
+ * EXT4_FITS_IN_INODE: the in-memory i_extra_isize covers the field at OFF
+ * (4 bytes).  __ext4_iget gives a large inode whose i_extra_isize is 0
+ * the whole struct ext4_inode (32 bytes past 128) before it reads the
+ * times, so its birth time is the bytes there, zero or not.
+ */
 static bool fits(const e2map_file_t *f, size_t off)
 {
-	unsigned extra = EXT2_INODE_SIZE(f->m->fs->super) >
-			 EXT2_GOOD_OLD_INODE_SIZE ? f->inode->i_extra_isize : 0;
+	unsigned extra = 0;
 
+	if (EXT2_INODE_SIZE(f->m->fs->super) > EXT2_GOOD_OLD_INODE_SIZE)
+		extra = f->inode->i_extra_isize ? f->inode->i_extra_isize :
+			E2MAP_KERNEL_EXTRA_ISIZE;
 	return off + 4 <= EXT2_GOOD_OLD_INODE_SIZE + extra;
 }
 

@@ -26,6 +26,9 @@
 #define E2MAP_XATTR_MAGIC 0xEA020000U
 #define E2MAP_XATTR_INDEX_SYSTEM 7
 #define E2MAP_MIN_INLINE_DATA_SIZE 60	/* i_block */
+/* sizeof(struct ext4_inode) - 128: what __ext4_iget takes for a large
+ * inode's i_extra_isize of 0 */
+#define E2MAP_KERNEL_EXTRA_ISIZE 32
 
 /* One extent-status cache entry: kind, logical range, physical start. */
 struct es_entry {

@@ -36,4 +36,7 @@ struct e2map__par {
 int e2map__par_scan(e2map_t *m, unsigned threads, const struct e2map__par *ops,
 		    void *payload);
 
+/* paths.c: the smallest inode number above AFTER that P names; 0: none */
+uint64_t e2map__paths_next(const e2map_paths_t *p, uint64_t after);
+
 #endif /* E2MAP_PASSES_H */

@@ -2,7 +2,7 @@
 /*
  * The path table: every name of every inode, from one breadth-first pass
  * over the directories reachable from the root, each directory read once
- * as ext4_readdir reads it (lib/dirent.c).  A record per name: the inode,
+ * as ext4_readdir reads it (e2map_file_readdir).  A record per name: the inode,
  * the record of the directory holding the name, and the name in a pool;
  * paths are rebuilt by climbing the records, and an index sorted by inode
  * number finds an inode's names.
@@ -111,45 +111,23 @@ static int on_entry(uint32_t ino, const struct e2map_name *n, void *payload)
 	return add_name(w->p, ino, w->parent, w->depth, n);
 }
 
-/*
- * The blocks of directory F below i_size, mapped run by run: holes hold
- * no names; an unwritten run is read as it lies, as ext4_readdir reads
- * it (corpus f_uninit_dir: the mount lists the names there); a block
- * failing its checksum is skipped; a mapping or read error ends the
- * directory.
- */
-static int walk_blocks(e2map_file_t *f, struct walk *w)
+/* A name getdents gives, but "." and "..": the tree is walked downward. */
+static int on_dirent(const struct e2map_dirent *de, void *payload)
 {
-	uint64_t nblocks = f->size / f->m->bs, lblk = 0;
-	struct es_entry r;
-	int err = 0;
+	struct e2map_name n = { de->name, (unsigned)de->len };
 
-	if (nblocks > E2MAP_MAX_BLOCKS)
-		nblocks = E2MAP_MAX_BLOCKS;
-	while (lblk < nblocks) {
-		uint64_t left = nblocks - lblk;
-
-		if (e2map__map_blocks(f, (uint32_t)lblk, left > INT32_MAX ?
-				      INT32_MAX : (uint32_t)left, &r) < 0)
-			return 0;
-		for (uint32_t i = 0; r.kind != E2MAP_RUN_HOLE && i < r.len; i++) {
-			if (e2map__read_block(f->m, r.pblk + i, f->buf) < 0)
-				return 0;
-			err = e2map__dirblock_iterate(f, (uint32_t)lblk + i,
-						      r.pblk + i, f->buf,
-						      on_entry, w);
-			if (err < 0 && err != -EBADMSG)
-				return err;
-		}
-		lblk += r.len ? r.len : 1;
-	}
-	return 0;
+	if ((de->len == 1 && de->name[0] == '.') ||
+	    (de->len == 2 && de->name[0] == '.' && de->name[1] == '.'))
+		return 0;
+	return on_entry((uint32_t)de->ino, &n, payload);
 }
 
 /*
- * Record REC names a directory not yet walked: list its names.  What the
- * kernel could not open (a failing __ext4_iget, an encrypted directory
- * without its key: no-key names are not reproduced) adds none.
+ * Record REC names a directory not yet walked: list its names, as the
+ * kernel's getdents lists them (e2map_file_readdir: hash order in an
+ * htree, the entries before a failure, none where it cannot open the
+ * directory: a failing __ext4_iget, or encrypted without its key: no-key
+ * names are not reproduced).
  */
 static int walk_dir(e2map_t *m, e2map_paths_t *p, uint32_t rec)
 {
@@ -159,15 +137,12 @@ static int walk_dir(e2map_t *m, e2map_paths_t *p, uint32_t rec)
 
 	if (e2map__iget(m, p->v[rec].ino, false, &f) < 0)
 		return 0;
-	if (!LINUX_S_ISDIR(f->inode->i_mode) ||
-	    (f->inode->i_flags & EXT4_ENCRYPT_FL))
-		err = 0;
-	else if (f->src == SRC_INLINE)
-		err = e2map__inline_dir_iterate(f, on_entry, &w);
-	else
-		err = walk_blocks(f, &w);
+	err = LINUX_S_ISDIR(f->inode->i_mode) ?
+	      e2map_file_readdir(f, on_dirent, &w) : 0;
 	e2map_file_close(f);
-	return err;
+	/* The directory's own failure is getdents' (its names stop there);
+	 * only the walk's own trouble ends the table. */
+	return err == -ENOMEM || err == -EFBIG ? err : 0;
 }
 
 static int cmp_by_ino(const void *a, const void *b)
@@ -331,16 +306,12 @@ static int path_cb(const e2map_paths_t *p, uint32_t rec, e2map_path_cb cb,
 	return err;
 }
 
-int e2map_paths_foreach(const e2map_paths_t *p, uint64_t ino, e2map_path_cb cb,
-			void *payload)
+/* The first index entry of an inode numbered INO or more. */
+static size_t index_from(const e2map_paths_t *p, uint64_t ino)
 {
-	size_t lo = 0, hi;
-	int err = 0;
+	size_t lo = 0, hi = p->n;
 
-	if (!p || !cb)
-		return -EINVAL;
-	hi = p->n;
-	while (lo < hi) {	/* the first index entry of INO */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (p->index[mid].ino < ino)
@@ -348,6 +319,25 @@ int e2map_paths_foreach(const e2map_paths_t *p, uint64_t ino, e2map_path_cb cb,
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+uint64_t e2map__paths_next(const e2map_paths_t *p, uint64_t after)
+{
+	size_t i = index_from(p, after + 1);
+
+	return i < p->n ? p->index[i].ino : 0;
+}
+
+int e2map_paths_foreach(const e2map_paths_t *p, uint64_t ino, e2map_path_cb cb,
+			void *payload)
+{
+	size_t lo;
+	int err = 0;
+
+	if (!p || !cb)
+		return -EINVAL;
+	lo = index_from(p, ino);
 	for (; lo < p->n && p->index[lo].ino == ino && !err; lo++)
 		err = path_cb(p, p->index[lo].rec, cb, payload);
 	return err;

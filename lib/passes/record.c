@@ -211,27 +211,106 @@ static int record_work(e2map_t *h, const struct e2map_inode *in,
 struct records {
 	e2map_record_cb cb;
 	void *payload;
+	e2map_paths_t **paths;		/* or NULL: no named records */
+	uint64_t named;			/* inodes named up to here handed on */
 };
+
+/* First path of an inode: the shortest, copied, then stop. */
+static int first_path(const char *path, size_t len, void *payload)
+{
+	char **out = payload;
+
+	*out = strndup(path, len);
+	return 1;
+}
+
+/*
+ * INO, which a name reaches but the scan did not find in use: the record
+ * of what lstat of its first name answers (the kernel's readdir lists
+ * the name, and its lstat fails or, for an inode the scan cannot see,
+ * such as one past a group's itable_unused mark, works).
+ */
+static int named_record(e2map_t *m, const struct records *rs, uint64_t ino)
+{
+	struct e2map_record r = E2MAP_RECORD_INIT, full = E2MAP_RECORD_INIT;
+	char *path = NULL;
+	int err;
+
+	if (e2map_paths_foreach(*rs->paths, ino, first_path, &path) < 0 ||
+	    !path)
+		return -ENOMEM;
+	r.st.version = E2MAP_STAT_VERSION;
+	err = e2map_path_lstat(m, path, &r.st);
+	free(path);
+	if (err == -ENOMEM)
+		return err;
+	/* A name another entry of the same name shadows: lstat reaches
+	 * that one, whose record is its own. */
+	if (err == 0 && r.st.ino != ino)
+		return 0;
+	r.ino = r.st.ino = ino;
+	if (err < 0)
+		r.err = err;
+	else if (e2map_inode_record(m, ino, &full) == 0)
+		r = full;
+	else
+		r.flags = E2MAP_REC_STAT;	/* stat only: no map by number */
+	return rs->cb(&r, r.err ? e2map_errmsg(m) : "", rs->payload);
+}
+
+/* The named inodes below BEFORE (0: all) that no record has covered. */
+static int named_before(e2map_t *m, struct records *rs, uint64_t before)
+{
+	uint64_t ino;
+	int err;
+
+	if (!rs->paths)
+		return 0;
+	/* Built by the first record, while the workers go on. */
+	if (!*rs->paths && (err = e2map_paths_build(m, rs->paths)) < 0)
+		return err;
+	while ((ino = e2map__paths_next(*rs->paths, rs->named)) &&
+	       (!before || ino < before)) {
+		rs->named = ino;
+		if ((err = named_record(m, rs, ino)) != 0)
+			return err;
+	}
+	if (before > rs->named)
+		rs->named = before;
+	return 0;
+}
 
 static int record_hand(e2map_t *m, const struct e2map_inode *in,
 		       void *result, const char *detail, void *payload)
 {
-	const struct records *rs = payload;
+	struct records *rs = payload;
 	const struct e2map_record *r = result;
+	int err;
 
-	(void)m;
 	(void)in;
+	if ((err = named_before(m, rs, r->ino)) != 0)
+		return err;
 	return rs->cb(r, r->err && detail ? detail : "", rs->payload);
+}
+
+int e2map_scan_records_named(e2map_t *m, unsigned threads,
+			     e2map_paths_t **paths, e2map_record_cb cb,
+			     void *payload)
+{
+	static const struct e2map__par ops = { sizeof(struct e2map_record),
+					       record_work, record_hand };
+	struct records rs = { cb, payload, paths, 0 };
+	int err;
+
+	if (!m || !cb)
+		return -EINVAL;
+	if ((err = e2map__par_scan(m, threads, &ops, &rs)) != 0)
+		return err;
+	return named_before(m, &rs, 0);
 }
 
 int e2map_scan_records(e2map_t *m, unsigned threads, e2map_record_cb cb,
 		       void *payload)
 {
-	static const struct e2map__par ops = { sizeof(struct e2map_record),
-					       record_work, record_hand };
-	struct records rs = { cb, payload };
-
-	if (!m || !cb)
-		return -EINVAL;
-	return e2map__par_scan(m, threads, &ops, &rs);
+	return e2map_scan_records_named(m, threads, NULL, cb, payload);
 }

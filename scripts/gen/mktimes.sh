@@ -8,6 +8,10 @@
 #                      epoch bits of i_Xtime_extra (times from 1901 to 2446)
 #   times128-1k.img.gz 128-byte inodes: whole seconds, no crtime, times
 #                      clamped by the kernel to a signed 32-bit count
+#   times-noextra-1k.img.gz  256-byte inodes whose i_extra_isize debugfs
+#                      then sets to 0 (/t_0 to /t_4; /t_1 with crtime bytes
+#                      0x12345678): __ext4_iget takes 32 all the same, so
+#                      statx still gives these bytes as the birth time
 # Each holds /t_DATE files whose atime and mtime are DATE, and a symlink
 # and a directory with such times too.  Record with record/scan.sh.
 . "$(dirname "$0")/../lib/gen.sh"
@@ -48,5 +52,24 @@ make_one() {	# N NAME MKE2FS-ARGS...
 	echo "wrote $out/$name.img.gz"
 }
 
-make_one 60 times-4k -t ext4 -b 4096 -I 256
-make_one 61 times128-1k -t ext4 -b 1024 -I 128
+# ONLY=NAME makes that image alone (the others' bytes would change).
+only() { [ -z "${ONLY:-}" ] || [ "$ONLY" = "$1" ]; }
+
+only times-4k && make_one 60 times-4k -t ext4 -b 4096 -I 256
+only times128-1k && make_one 61 times128-1k -t ext4 -b 1024 -I 128
+
+noextra() {
+	local img=$work/times-noextra-1k.img i
+
+	gen_mkfs 62 "$img" 8M -t ext4 -b 1024 -I 256
+	mount -o loop "$img" "$m"
+	fill
+	umount "$m"
+	for i in 0 1 2 3 4; do
+		debugfs -w -R "sif /t_$i extra_isize 0" "$img" >/dev/null 2>&1
+	done
+	debugfs -w -R "sif /t_1 crtime 0x12345678" "$img" >/dev/null 2>&1
+	gzip -9 -n -c "$img" > "$out/times-noextra-1k.img.gz"
+	echo "wrote $out/times-noextra-1k.img.gz"
+}
+only times-noextra-1k && noextra

@@ -95,6 +95,21 @@ typedef int (*e2map_record_cb)(const struct e2map_record *r,
 			       const char *detail, void *payload);
 E2MAP_API int e2map_scan_records(e2map_t *m, unsigned threads,
 				 e2map_record_cb cb, void *payload);
+/*
+ * e2map_scan_records, and, in the same inode order, one record more for
+ * each inode a name in the path table *PATHS reaches that the scan does
+ * not find in use: what lstat of its first name answers, as the kernel's
+ * readdir and lstat would (ERR its errno: a free or damaged inode behind
+ * a name; or the stat, and the map where the inode can be read by
+ * number).  So every name of the path table is in some record.  *PATHS
+ * NULL: the table is built on M before the first record is handed on
+ * (while the workers go on), and left in *PATHS for CB and the caller,
+ * who frees it, whatever the return.  PATHS NULL: e2map_scan_records.
+ */
+typedef struct e2map_paths e2map_paths_t;
+E2MAP_API int e2map_scan_records_named(e2map_t *m, unsigned threads,
+				       e2map_paths_t **paths,
+				       e2map_record_cb cb, void *payload);
 
 /*
  * The path table: every name of every inode (all hard links), built in one
@@ -111,7 +126,6 @@ E2MAP_API int e2map_scan_records(e2map_t *m, unsigned threads,
  * Returns 0, -ENOMEM, or -EFBIG past 2^32 names.
  */
 #define E2MAP_PATHS_MAX_DEPTH 4096
-typedef struct e2map_paths e2map_paths_t;
 E2MAP_API int e2map_paths_build(e2map_t *m, e2map_paths_t **out);
 E2MAP_API void e2map_paths_free(e2map_paths_t *p);
 /*
