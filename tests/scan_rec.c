@@ -197,27 +197,6 @@ static int attach_paths(struct scan_kernel *k)
 	return 0;
 }
 
-/* Names under an encrypted directory are no-key names, which the path
- * table does not make: failed listings for the comparison. */
-static int add_crypt_dirs(struct scan_kernel *k)
-{
-	size_t i, j, cap = k->nfail;
-
-	for (i = 0; i < k->n; i++) {
-		if (!k->v[i].crypt_dir)
-			continue;
-		for (j = 0; j < k->v[i].npaths; j++) {
-			if (grow((void **)&k->fail, k->nfail, &cap,
-				 sizeof(*k->fail)) ||
-			    !(k->fail[k->nfail].path = strdup(k->v[i].paths[j])))
-				return -1;
-			k->fail[k->nfail].err = 0;
-			k->fail[k->nfail++].dir = true;
-		}
-	}
-	return 0;
-}
-
 int scan_kernel_load(const char *file, struct scan_kernel *k)
 {
 	size_t len, cap = 0, pcap = 0, fcap = 0;
@@ -233,8 +212,6 @@ int scan_kernel_load(const char *file, struct scan_kernel *k)
 	free(text);
 	if (!err)
 		err = attach_paths(k);
-	if (!err)
-		err = add_crypt_dirs(k);
 	return err;
 }
 

@@ -437,14 +437,15 @@ static bool refused(const struct cli_out *r)
  * One record per name: every name the kernel's readdir gave (lstat's
  * success or errno, testdata/corpus/NAME.scan) is in a record's paths,
  * and no other; a name whose lstat failed is in a failed record.  Known,
- * each for a reason: no-key names in encrypted directories are not made
- * (e2map(1)); a name the kernel's htree lookup misses (ENOENT) or finds a
- * loop behind (ELOOP) still names its inode's record.
+ * each for a reason (e2map(1)): a record is its inode's, by number, so a
+ * name whose lookup alone fails still names it: the kernel's htree lookup
+ * misses it (ENOENT), finds a loop behind it (ELOOP) or a parent of
+ * another encryption policy (EPERM).
  */
 static const char *const names_known[] = {
-	"f_bad_encryption", "f_dup_de_crypt",	/* no-key names */
 	"f_h_badroot",				/* lookup: ENOENT */
 	"f_baddir",				/* /test/root: ELOOP */
+	"f_bad_encryption",			/* lookup: EPERM */
 };
 
 static bool name_in(const char *const *v, size_t n, const char *s)

@@ -97,6 +97,18 @@ int e2map__parse_options(const char *options, struct e2map_options *o);
 uint64_t e2map__max_size(unsigned bits, bool huge_file);
 uint64_t e2map__max_bitmap_size(unsigned bits, bool huge_file);
 
+/* sha256.c: SHA-256 (FIPS 180-4), fed in pieces */
+struct e2map_sha256 {
+	uint32_t h[8];
+	uint64_t bytes;
+	unsigned char block[64];
+	size_t fill;
+};
+void e2map__sha256_init(struct e2map_sha256 *s);
+void e2map__sha256_update(struct e2map_sha256 *s, const void *data,
+			  size_t len);
+void e2map__sha256_final(struct e2map_sha256 *s, unsigned char out[32]);
+
 /* crc32c.c: ext4's crc32c update (ext2fs_crc32c_le's), in hardware where it can */
 uint32_t e2map__crc32c(uint32_t crc, const void *buf, size_t len);
 

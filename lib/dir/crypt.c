@@ -243,19 +243,62 @@ int e2map__crypt_nokey_name(const char *name, unsigned len,
 }
 
 /*
+ * fscrypt_fname_disk_to_usr without the key: the no-key name of the
+ * ciphertext NAME (LEN bytes) into OUT (NOKEY_MAX_ENCODED + 1 bytes, NUL
+ * ended): base64url of struct fscrypt_nokey_name, the dirhash (HASH and
+ * MINOR, or zeroes when HASH is 0) then the ciphertext, past 149 bytes
+ * its first 149 and the SHA-256 of the rest.  "." and ".." stay as they
+ * are.  Returns the length, or -EUCLEAN for a name shorter than an AES
+ * block (FSCRYPT_FNAME_MIN_MSG_LEN).
+ */
+int e2map__crypt_disk_to_usr(uint32_t hash, uint32_t minor, const char *name,
+			     unsigned len, char *out)
+{
+	unsigned char raw[NOKEY_MAX];
+	struct e2map_sha256 s;
+	size_t n;
+
+	if ((len == 1 && name[0] == '.') ||
+	    (len == 2 && name[0] == '.' && name[1] == '.')) {
+		memcpy(out, name, len);
+		out[len] = '\0';
+		return (int)len;
+	}
+	if (len < 16)
+		return -EUCLEAN;
+	if (!hash)
+		minor = 0;
+	memcpy(raw, &(uint32_t){ ext2fs_cpu_to_le32(hash) }, 4);
+	memcpy(raw + 4, &(uint32_t){ ext2fs_cpu_to_le32(minor) }, 4);
+	if (len <= NOKEY_SHA - NOKEY_BYTES) {
+		memcpy(raw + NOKEY_BYTES, name, len);
+		n = NOKEY_BYTES + len;
+	} else {
+		memcpy(raw + NOKEY_BYTES, name, NOKEY_SHA - NOKEY_BYTES);
+		e2map__sha256_init(&s);
+		e2map__sha256_update(&s, name + (NOKEY_SHA - NOKEY_BYTES),
+				     len - (NOKEY_SHA - NOKEY_BYTES));
+		e2map__sha256_final(&s, raw + NOKEY_SHA);
+		n = NOKEY_MAX;
+	}
+	n = base64url_encode(raw, n, out);
+	out[n] = '\0';
+	return (int)n;
+}
+
+/*
  * fscrypt_get_symlink without the key, on the link's data CADDR (MAX
  * bytes: i_block, or its block): fscrypt_get_encryption_info(inode,
  * false) must find a valid, supported policy (-EINVAL), the stored
  * length must be non-zero and fit (-EUCLEAN); the target is then the
- * no-key name, base64url of 8 zero bytes (no dirhash) and the ciphertext.
- * Past 149 bytes of ciphertext the kernel encodes a SHA-256 of the rest,
- * which e2map does not compute: *TARGET is then NULL, *LEN still right.
+ * no-key name with no dirhash (fscrypt_fname_disk_to_usr(inode, 0, 0)).
  */
 int e2map__crypt_symlink(e2map_file_t *f, const unsigned char *caddr,
 			 size_t max, char **target, size_t *len)
 {
-	unsigned char ctx[CTX_MAX], raw[NOKEY_MAX];
-	size_t clen, n;
+	unsigned char ctx[CTX_MAX];
+	char out[E2MAP_NOKEY_NAME_MAX + 1];
+	size_t clen;
 	int r;
 
 	*target = NULL;
@@ -265,38 +308,28 @@ int e2map__crypt_symlink(e2map_file_t *f, const unsigned char *caddr,
 		return e2map__fail(f->m, -EINVAL, "inode %u: bad encryption "
 				   "context", f->ino);
 	clen = max >= 3 ? le16(caddr) : 0;
-	/* fscrypt_fname_disk_to_usr: below FSCRYPT_FNAME_MIN_MSG_LEN too. */
+	/* A stored length of 1 or 2 would read as "." or "..": the kernel
+	 * refuses below an AES block before it looks. */
 	if (clen < 16 || clen + 2 > max)
 		return e2map__fail(f->m, -EUCLEAN, "inode %u: bad encrypted "
 				   "symlink", f->ino);
-	n = clen <= NOKEY_SHA - NOKEY_BYTES ? NOKEY_BYTES + clen : NOKEY_MAX;
-	*len = (n * 8 + 5) / 6;
-	if (n == NOKEY_MAX)
-		return 0;
-	memset(raw, 0, NOKEY_BYTES);
-	memcpy(raw + NOKEY_BYTES, caddr + 2, clen);
-	if (!(*target = malloc(*len + 1)))
+	r = e2map__crypt_disk_to_usr(0, 0, (const char *)caddr + 2,
+				     (unsigned)clen, out);
+	if (!(*target = strndup(out, (size_t)r)))
 		return -ENOMEM;
-	base64url_encode(raw, n, *target);
-	(*target)[*len] = '\0';
+	*len = (size_t)r;
 	return 0;
 }
 
 /*
  * The target a path walk follows: the no-key name, which resolves, as a
- * rule, to nothing; the long form (a SHA-256 e2map does not compute)
- * names nothing an encrypted directory is searched by.
+ * rule, to nothing; the long form names nothing an encrypted directory
+ * is searched by here (its lookup by SHA-256 is not made).
  */
 int e2map__crypt_symlink_target(e2map_file_t *f, const unsigned char *data,
 				size_t max, char **target)
 {
 	size_t len;
-	int err;
 
-	if ((err = e2map__crypt_symlink(f, data, max, target, &len)) < 0)
-		return err;
-	if (!*target)
-		return e2map__fail(f->m, -ENOENT, "inode %u: encrypted symlink "
-				   "target (no key): no such name", f->ino);
-	return 0;
+	return e2map__crypt_symlink(f, data, max, target, &len);
 }

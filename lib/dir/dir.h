@@ -95,8 +95,14 @@ bool e2map__crypt_permitted(e2map_file_t *parent, e2map_file_t *child);
 int e2map__crypt_open(e2map_file_t *f, e2map_file_t *parent);
 int e2map__crypt_nokey_name(const char *name, unsigned len,
 			    unsigned char *disk);
-/* The no-key target of encrypted symlink F from its data (MAX bytes);
- * *TARGET NULL (but *LEN set) where the kernel would hash it. */
+/* The no-key name getdents gives ciphertext NAME (LEN bytes) with
+ * dirhash HASH, MINOR into OUT (E2MAP_NOKEY_NAME_MAX + 1 bytes); its
+ * length, or -EUCLEAN for a name too short to be ciphertext. */
+#define E2MAP_NOKEY_NAME_MAX 252
+int e2map__crypt_disk_to_usr(uint32_t hash, uint32_t minor, const char *name,
+			     unsigned len, char *out);
+/* The no-key target of encrypted symlink F from its data (MAX bytes),
+ * malloc'd into *TARGET, its length in *LEN. */
 int e2map__crypt_symlink(e2map_file_t *f, const unsigned char *caddr,
 			 size_t max, char **target, size_t *len);
 /* An encrypted symlink's target as the kernel follows it without the

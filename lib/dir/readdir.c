@@ -35,6 +35,7 @@ struct rd {
 	size_t used, room;
 	e2map_dirent_cb cb;
 	void *payload;
+	bool crypt;			/* encrypted, no key: no-key names */
 };
 
 /* ext4_htree_store_dirent, into an array sorted when the fill ends. */
@@ -124,15 +125,33 @@ static unsigned char rd_dtype(const struct rd *r, uint8_t ft)
 }
 
 static int rd_emit(struct rd *r, const char *name, size_t len, uint32_t ino,
-		   uint8_t ftype)
+		   uint8_t ftype, uint32_t hash, uint32_t minor)
 {
 	struct e2map_dirent de = { ino, rd_dtype(r, ftype), name, len };
+	char nokey[E2MAP_NOKEY_NAME_MAX + 1];
+	int n;
 
-	if (!rd_name_ok(name, len))
+	if (r->crypt) {
+		if ((n = e2map__crypt_disk_to_usr(hash, minor, name,
+						  (unsigned)len, nokey)) < 0)
+			return e2map__fail(r->d.f->m, n, "directory %u: an "
+					   "encrypted name too short to be "
+					   "ciphertext", r->d.f->ino);
+		de.name = nokey;
+		de.len = (size_t)n;
+	}
+	/* filldir's check is of the name it is given: a no-key name. */
+	if (!rd_name_ok(de.name, de.len))
 		return e2map__fail(r->d.f->m, -EIO, "directory %u: a name "
 				   "getdents refuses (empty, or with a /)",
 				   r->d.f->ino);
 	return r->cb(&de, r->payload);
+}
+
+static bool rd_dot(const char *name, size_t len)
+{
+	return (len == 1 && name[0] == '.') ||
+	       (len == 2 && name[0] == '.' && name[1] == '.');
 }
 
 /*
@@ -159,9 +178,18 @@ static int rd_flush(struct rd *r)
 			r->v[b] = t;
 		}
 	}
+	/* htree_dirblock_to_tree makes the no-key names as it fills: a
+	 * name that cannot have one fails the fill before any is listed. */
+	for (i = 0; r->crypt && i < r->n; i++)
+		if (r->v[i].len < 16 && !rd_dot(r->names + r->v[i].name,
+						r->v[i].len))
+			return e2map__fail(r->d.f->m, -EUCLEAN, "directory %u: "
+					   "an encrypted name too short to be "
+					   "ciphertext", r->d.f->ino);
 	for (i = 0; i < r->n && !err; i++)
 		err = rd_emit(r, r->names + r->v[i].name, r->v[i].len,
-			      r->v[i].ino, r->v[i].ftype);
+			      r->v[i].ino, r->v[i].ftype, r->v[i].hash,
+			      r->v[i].minor);
 	r->n = r->used = 0;
 	return err;
 }
@@ -331,6 +359,17 @@ static int rd_indexed(struct rd *r)
 	return err;
 }
 
+/* An entry of the linear readdir: its no-key name, where it needs one,
+ * takes the hash an encrypted casefolded entry stores after its name. */
+static int rd_emit_linear(struct rd *r, const unsigned char *de)
+{
+	const unsigned char *h = de + 8 + ((de[6] + 3U) & ~3U);
+	bool stored = r->d.hash_in_dirent;
+
+	return rd_emit(r, (const char *)de + 8, de[6], le32(de), de[7],
+		       stored ? le32(h) : 0, stored ? le32(h + 4) : 0);
+}
+
 /* One block of the linear readdir: entries up to the first bad one. */
 static int rd_linear_block(struct rd *r, const unsigned char *b,
 			   uint64_t left)
@@ -344,8 +383,7 @@ static int rd_linear_block(struct rd *r, const unsigned char *b,
 		if (!e2map__entry_ok(&r->d, de, off, r->d.bs))
 			return 0;	/* on to the next block */
 		off += e2map__rec_len(de, r->d.bs);
-		if (le32(de) && (err = rd_emit(r, (const char *)de + 8, de[6],
-					       le32(de), de[7])) != 0)
+		if (le32(de) && (err = rd_emit_linear(r, de)) != 0)
 			return err;
 	}
 	return 0;
@@ -391,8 +429,8 @@ static int rd_inline_linear(struct rd *r)
 
 	if (!buf)
 		return -ENOMEM;
-	if ((err = rd_emit(r, ".", 1, f->ino, EXT2_FT_DIR)) == 0)
-		err = rd_emit(r, "..", 2, le32(buf), EXT2_FT_DIR);
+	if ((err = rd_emit(r, ".", 1, f->ino, EXT2_FT_DIR, 0, 0)) == 0)
+		err = rd_emit(r, "..", 2, le32(buf), EXT2_FT_DIR, 0, 0);
 	for (; !err && off + 8 <= size; ) {
 		const unsigned char *de = buf + off;
 
@@ -401,7 +439,7 @@ static int rd_inline_linear(struct rd *r)
 		off += e2map__rec_len(de, r->d.bs);
 		if (le32(de))
 			err = rd_emit(r, (const char *)de + 8, de[6], le32(de),
-				      de[7]);
+				      de[7], 0, 0);
 	}
 	free(buf);
 	return err;
@@ -426,9 +464,12 @@ int e2map__readdir(e2map_file_t *f, e2map_dirent_cb cb, void *payload)
 	if (!LINUX_S_ISDIR(f->inode->i_mode))
 		return e2map__fail(f->m, -ENOTDIR, "inode %u: not a directory",
 				   f->ino);
-	if (f->inode->i_flags & EXT4_ENCRYPT_FL)
-		return e2map__fail(f->m, -ENOKEY, "directory %u: encrypted "
-				   "(no-key names are not listed)", f->ino);
+	/* fscrypt_prepare_readdir: without the key, no-key names. */
+	if ((err = e2map__crypt_dir_info(f)) < 0)
+		return err;
+	/* The inline readers store names as they lie (no fscrypt there). */
+	r.crypt = (f->inode->i_flags & EXT4_ENCRYPT_FL) && f->src != SRC_INLINE;
+	err = DX_BAD;
 	sb = f->m->fs->super;
 	r.d = e2map__dir_of(f);
 	if ((f->inode->i_flags & EXT4_CASEFOLD_FL) &&

@@ -155,10 +155,8 @@ static int read_target(e2map_t *m, uint64_t ino, char **target, size_t *len)
 	if (!LINUX_S_ISLNK(f->inode->i_mode))
 		err = e2map__fail(m, -EINVAL, "inode %llu is not a symlink",
 				  (unsigned long long)ino);
-	else if ((err = e2map__read_link(f, target, len)) == 0 && !*target)
-		err = e2map__fail(m, -ENOKEY, "inode %llu: the no-key target "
-				  "of a long encrypted symlink is a hash e2map "
-				  "does not make", (unsigned long long)ino);
+	else
+		err = e2map__read_link(f, target, len);
 	e2map_file_close(f);
 	return err;
 }

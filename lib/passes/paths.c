@@ -122,16 +122,77 @@ static int on_dirent(const struct e2map_dirent *de, void *payload)
 	return on_entry((uint32_t)de->ino, &n, payload);
 }
 
+/* FNV-1a of a name: the key of the twin check below. */
+static uint64_t name_hash(const char *s, unsigned len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (len--)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
+	return h;
+}
+
+static bool same_name(const e2map_paths_t *p, size_t a, size_t b)
+{
+	return p->v[a].name_len == p->v[b].name_len &&
+	       !memcmp(p->pool + p->v[a].name_off, p->pool + p->v[b].name_off,
+		       p->v[a].name_len);
+}
+
+/* Both records of a name DIR holds twice stand for what lookup finds. */
+static void resolve_twin(e2map_t *m, e2map_paths_t *p, uint32_t dir,
+			 size_t a, size_t b)
+{
+	uint64_t ino;
+
+	if (e2map_inode_lookup(m, dir, p->pool + p->v[a].name_off,
+			       p->v[a].name_len, &ino) == 0)
+		p->v[a].ino = p->v[b].ino = (uint32_t)ino;
+}
+
+/*
+ * A directory listing one name twice (a damaged image: corpus f_dup_de,
+ * f_dup_de_crypt): lstat of the name on the mount reaches one inode,
+ * the entry the kernel's search meets first, so every listing of it
+ * names that inode, as the mount's stat of each readdir name shows.
+ * Records [FIRST, p->n) are directory DIR's; one pass, a hash table.
+ */
+static int resolve_twins(e2map_t *m, e2map_paths_t *p, uint32_t dir,
+			 size_t first)
+{
+	size_t n = p->n - first, cap = 4, i, h;
+	uint32_t *slot;
+
+	if (n < 2)
+		return 0;
+	while (cap < 2 * n)
+		cap *= 2;
+	if (!(slot = calloc(cap, sizeof(*slot))))
+		return -ENOMEM;
+	for (i = first; i < p->n; i++) {
+		h = name_hash(p->pool + p->v[i].name_off, p->v[i].name_len);
+		for (h &= cap - 1; slot[h]; h = (h + 1) & (cap - 1))
+			if (same_name(p, slot[h] - 1, i)) {
+				resolve_twin(m, p, dir, slot[h] - 1, i);
+				break;
+			}
+		if (!slot[h])
+			slot[h] = (uint32_t)i + 1;
+	}
+	free(slot);
+	return 0;
+}
+
 /*
  * Record REC names a directory not yet walked: list its names, as the
  * kernel's getdents lists them (e2map_file_readdir: hash order in an
- * htree, the entries before a failure, none where it cannot open the
- * directory: a failing __ext4_iget, or encrypted without its key: no-key
- * names are not reproduced).
+ * htree, no-key names in an encrypted directory, the entries before a
+ * failure, none where a failing __ext4_iget keeps it from being opened).
  */
 static int walk_dir(e2map_t *m, e2map_paths_t *p, uint32_t rec)
 {
 	struct walk w = { p, rec, (uint16_t)(p->v[rec].depth + 1) };
+	size_t first = p->n;
 	e2map_file_t *f;
 	int err;
 
@@ -142,7 +203,9 @@ static int walk_dir(e2map_t *m, e2map_paths_t *p, uint32_t rec)
 	e2map_file_close(f);
 	/* The directory's own failure is getdents' (its names stop there);
 	 * only the walk's own trouble ends the table. */
-	return err == -ENOMEM || err == -EFBIG ? err : 0;
+	if (err == -ENOMEM || err == -EFBIG)
+		return err;
+	return resolve_twins(m, p, p->v[rec].ino, first);
 }
 
 static int cmp_by_ino(const void *a, const void *b)

@@ -148,9 +148,9 @@ E2MAP_API int e2map_inode_lookup(e2map_t *m, uint64_t dir, const char *name,
  * length, which may exceed SIZE.  An encrypted symlink gives what the
  * kernel gives without the key: the no-key target (base64url of the
  * ciphertext, fscrypt_get_symlink), -EINVAL for a bad or unsupported
- * encryption context, -EUCLEAN for a bad stored length; -ENOKEY past 149
- * bytes of ciphertext, where the kernel encodes a SHA-256 e2map does not
- * compute.  Not a symlink: -EINVAL (readlink's answer); a slow one
+ * encryption context, -EUCLEAN for a bad stored length (past 149 bytes
+ * of ciphertext, the no-key name ends with a SHA-256 of the rest, as the
+ * kernel's does).  Not a symlink: -EINVAL (readlink's answer); a slow one
  * without its block: -EUCLEAN; else e2map_inode_stat's errors.
  */
 E2MAP_API int64_t e2map_inode_readlink(e2map_t *m, uint64_t ino, char *buf,
@@ -200,9 +200,11 @@ E2MAP_API int e2map_file_walk(e2map_file_t *f, uint64_t lblk, uint64_t nblk,
  * rest of a block after a bad entry); what fails getdents fails here,
  * after the entries before it: a name getdents refuses (empty, or with a
  * "/") -EIO, an htree block failing its checksum -EBADMSG.  An encrypted
- * directory is -ENOKEY (the kernel lists no-key names; e2map does not make
- * them), anything but
- * a directory -ENOTDIR.  A non-zero return from CB stops and is returned.
+ * directory lists the kernel's no-key names (fscrypt_fname_disk_to_usr
+ * without the key: base64url of the dirhash, in an htree, and the
+ * ciphertext, its tail past 149 bytes as a SHA-256), -EUCLEAN at a name
+ * too short to be ciphertext; its context unreadable: that errno.
+ * Anything but a directory -ENOTDIR.  A non-zero return from CB stops and is returned.
  */
 struct e2map_dirent {
 	uint64_t ino;

@@ -114,10 +114,10 @@ E2MAP_API int e2map_scan_records_named(e2map_t *m, unsigned threads,
 /*
  * The path table: every name of every inode (all hard links), built in one
  * breadth-first pass over the directories reachable from the root, each
- * read once as the kernel's readdir reads it: a block whose checksum fails
- * is skipped, an entry that fails the kernel's checks ends its block, a
- * directory the kernel could not open (corrupt, or encrypted: no key, and
- * no-key names are not reproduced) lists nothing, a directory met under a
+ * read once as the kernel's getdents reads it (e2map_file_readdir: hash
+ * order in an htree, no-key names in an encrypted directory, nothing
+ * past a failure), a directory the kernel could not open lists nothing,
+ * a directory met under a
  * second name is not walked again, and none deeper than
  * E2MAP_PATHS_MAX_DEPTH components is walked, so a damaged tree cannot
  * loop.  Memory: about 24 bytes per name plus the name's length (and, while

@@ -1,12 +1,11 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * SHA-256 as FIPS 180-4 defines it, written for the tests: the kernel
- * recordings give the sha256 of what read(2) returned, and the tests hash
- * what e2map returns as it comes, without holding whole files.
+ * SHA-256 as FIPS 180-4 defines it: fscrypt's long no-key names carry the
+ * SHA-256 of a name's tail (crypt.c), and the tests hash what e2map
+ * returns as it comes, against the sha256 the kernel recordings give.
  */
-#include "sha256.h"
+#include "base.h"
 
-#include <stdio.h>
 #include <string.h>
 
 static const uint32_t K[64] = {
@@ -28,7 +27,7 @@ static uint32_t ror(uint32_t x, unsigned n)
 	return x >> n | x << (32 - n);
 }
 
-void sha256_init(struct sha256 *s)
+void e2map__sha256_init(struct e2map_sha256 *s)
 {
 	static const uint32_t h0[8] = {
 		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -57,7 +56,7 @@ static void schedule(const unsigned char *p, uint32_t w[64])
 	}
 }
 
-static void compress(struct sha256 *s, const unsigned char *p)
+static void compress(struct e2map_sha256 *s, const unsigned char *p)
 {
 	uint32_t w[64], v[8], t1, t2;
 	unsigned i;
@@ -77,7 +76,7 @@ static void compress(struct sha256 *s, const unsigned char *p)
 		s->h[i] += v[i];
 }
 
-void sha256_update(struct sha256 *s, const void *data, size_t len)
+void e2map__sha256_update(struct e2map_sha256 *s, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 
@@ -101,7 +100,7 @@ void sha256_update(struct sha256 *s, const void *data, size_t len)
 	}
 }
 
-void sha256_final(struct sha256 *s, char hex[65])
+void e2map__sha256_final(struct e2map_sha256 *s, unsigned char out[32])
 {
 	uint64_t bits = s->bytes * 8;
 	unsigned char pad[72] = { 0x80 };
@@ -110,7 +109,7 @@ void sha256_final(struct sha256 *s, char hex[65])
 
 	for (i = 0; i < 8; i++)
 		pad[n + i] = (unsigned char)(bits >> (56 - 8 * i));
-	sha256_update(s, pad, n + 8);
-	for (i = 0; i < 8; i++)
-		snprintf(hex + 8 * i, 9, "%08x", s->h[i]);
+	e2map__sha256_update(s, pad, n + 8);
+	for (i = 0; i < 32; i++)
+		out[i] = (unsigned char)(s->h[i / 4] >> (24 - 8 * (i % 4)));
 }
