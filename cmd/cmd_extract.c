@@ -56,10 +56,24 @@ static void report_failure(struct extract_run *run,
 			   (unsigned long long)ev->bytes);
 }
 
+/* An xattr left behind: cp -a says nothing of it, e2map says so once. */
+static void report_warning(struct extract_run *run,
+			   const struct e2map_extract_event *ev)
+{
+	cmd_progress_end(&run->progress);
+	cmd_errorf("extract: warning: %s: %s: %s (an xattr not copied; cp -a "
+		   "passes over it too)", cmd_esc(ev->dest), ev->what,
+		   e2map_strerror(ev->err));
+}
+
 static int on_event(const struct e2map_extract_event *ev, void *payload)
 {
 	struct extract_run *run = payload;
 
+	if (ev->warning) {
+		report_warning(run, ev);
+		return 0;
+	}
 	if (ev->err)
 		report_failure(run, ev);
 	cmd_progress_add(&run->progress, 1, ev->bytes);

@@ -69,7 +69,7 @@ static int on_event(const struct e2map_extract_event *ev, void *payload)
 {
 	struct failures *f = payload;
 
-	if (!ev->err)
+	if (!ev->err || ev->warning)	/* an xattr left behind: no failure */
 		return 0;
 	f->path = realloc(f->path, (f->n + 1) * sizeof(*f->path));
 	f->err = realloc(f->err, (f->n + 1) * sizeof(*f->err));

@@ -36,6 +36,7 @@ struct xt {
 	bool root;		/* may chown and make device nodes */
 	unsigned failures;
 	int stop;		/* CB's non-zero return: stop, return it */
+	bool acl_failed;	/* the xattrs stopped at an ACL's getxattr */
 };
 
 /* Tell the caller about the entry at src/dst; CB's non-zero return stops
@@ -159,26 +160,33 @@ static int copy_data(struct xt *x, e2map_file_t *f, int fd, uint64_t size,
 	return err;
 }
 
-/* open(2) the destination, replacing what is there but a directory. */
+/*
+ * open(2) the destination, replacing what is there but a directory.  With
+ * -p, as cp -a opens it: the owner's bits only (and u+w, for the xattrs,
+ * where it will not own the file), until the copy is whole and its
+ * attributes are set; a copy that fails halfway keeps that mode.
+ */
 static int create_file(struct xt *x, mode_t mode)
 {
-	int fd = open(x->dst.s, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-		      O_CLOEXEC, mode & 0777);
+	int flags = O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, fd;
 
+	if (x->flags & E2MAP_EXTRACT_PRESERVE)
+		mode = (mode & S_IRWXU) | (x->root ? 0 : S_IWUSR);
+	fd = open(x->dst.s, flags, mode & 0777);
 	if (fd < 0 && errno == ELOOP && unlink(x->dst.s) == 0)
-		fd = open(x->dst.s, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-			  O_CLOEXEC, mode & 0777);
+		fd = open(x->dst.s, flags, mode & 0777);
 	return fd < 0 ? -errno : fd;
 }
 
-static int extract_file(struct xt *x, uint64_t ino,
-			const struct e2map_stat *st, const char **what,
-			uint64_t *done, bool *partial)
+static int extract_file(struct xt *x, const struct e2map_tree_entry *e,
+			const char **what, uint64_t *done, bool *partial)
 {
+	const struct e2map_stat *st = e->st;
 	e2map_file_t *f;
 	int fd, err;
 
-	if ((err = e2map_file_open_ino(x->m, ino, &f)) < 0) {
+	/* As cp opens the name: across an encryption policy, EPERM. */
+	if ((err = e2map__file_open_in(x->m, e->ino, e->parent, &f)) < 0) {
 		*what = "open";
 		return err;
 	}
@@ -227,21 +235,52 @@ static int make_node(struct xt *x, uint64_t ino, const struct e2map_stat *st,
 	return r < 0 ? -errno : 0;
 }
 
+/* A POSIX ACL: cp -a copies it with the mode (copy_acl), and a failure
+ * to read it is an error there; any other xattr's is not. */
+static bool is_acl(const char *name)
+{
+	return !strcmp(name, "system.posix_acl_access") ||
+	       !strcmp(name, "system.posix_acl_default");
+}
+
+/* An xattr that did not come across, which cp -a passes over in silence
+ * (attr_copy_fd, no error context): said, the copy still whole. */
+static int xattr_warning(struct xt *x, int err, const char *what)
+{
+	struct e2map_extract_event ev = {
+		.path = x->src, .dest = x->dst.s, .err = err, .what = what,
+		.warning = 1,
+	};
+	int r;
+
+	if (x->cb && (r = x->cb(&ev, x->payload)) != 0)
+		x->stop = r;
+	return 0;
+}
+
 static int set_one_xattr(const struct e2map_xattr *xa, void *payload)
 {
 	struct xt *x = payload;
 
 	if (xa->err == -ENODATA || xa->err == -EOPNOTSUPP)
 		return 0;	/* the mount would not give it to cp either */
+	if (xa->err && is_acl(xa->name)) {
+		x->acl_failed = true;
+		return xa->err;
+	}
 	if (xa->err)
-		return report(x, NULL, xa->err, "getxattr", 0, false);
+		return xattr_warning(x, xa->err, "getxattr");
 	if (lsetxattr(x->dst.s, xa->name, xa->value, xa->value_len, 0) < 0 &&
 	    errno != ENOTSUP)
-		return report(x, NULL, -errno, "setxattr", 0, false);
+		return xattr_warning(x, -errno, "setxattr");
 	return 0;
 }
 
-/* -p: xattrs (ACLs among them), owner, mode, then the two times. */
+/*
+ * -p, in cp -a's order: the two times, the owner, the xattrs (ACLs among
+ * them), then the mode, so that a copy whose xattrs cannot be read keeps
+ * its times and the mode it was created with, as cp leaves it.
+ */
 static int preserve(struct xt *x, uint64_t ino, const struct e2map_stat *st,
 		    const char **what)
 {
@@ -251,18 +290,19 @@ static int preserve(struct xt *x, uint64_t ino, const struct e2map_stat *st,
 	};
 	int err;
 
-	if ((err = e2map_inode_xattrs(x->m, ino, set_one_xattr, x)) < 0) {
-		*what = "listxattr";
-		return err;
-	}
+	*what = "utimensat";
+	if (utimensat(AT_FDCWD, x->dst.s, ts, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
 	*what = "chown";
 	if (lchown(x->dst.s, st->uid, st->gid) < 0 && (x->root || errno != EPERM))
 		return -errno;
+	x->acl_failed = false;
+	if ((err = e2map_inode_xattrs(x->m, ino, set_one_xattr, x)) < 0) {
+		*what = x->acl_failed ? "getxattr" : "listxattr";
+		return err;
+	}
 	*what = "chmod";
 	if (!S_ISLNK(st->mode) && chmod(x->dst.s, st->mode & 07777) < 0)
-		return -errno;
-	*what = "utimensat";
-	if (utimensat(AT_FDCWD, x->dst.s, ts, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
 	return 0;
 }
@@ -350,7 +390,7 @@ static int extract_node(struct xt *x, const struct e2map_tree_entry *e)
 	if (e->first)
 		made = extract_link(x, e->first, &what);
 	else if (S_ISREG(st->mode))
-		made = extract_file(x, e->ino, st, &what, &bytes, &partial);
+		made = extract_file(x, e, &what, &bytes, &partial);
 	else
 		made = make_node(x, e->ino, st, &what);
 	err = made;

@@ -68,7 +68,8 @@ static int file_new(e2map_t *m, ext2_ino_t ino, ext2_ino_t parent,
 	return 0;
 }
 
-int e2map_file_open_ino(e2map_t *m, uint64_t ino, e2map_file_t **out)
+int e2map__file_open_in(e2map_t *m, uint64_t ino, uint64_t parent,
+			e2map_file_t **out)
 {
 	int err;
 
@@ -76,9 +77,15 @@ int e2map_file_open_ino(e2map_t *m, uint64_t ino, e2map_file_t **out)
 	if (!m)
 		return -EINVAL;
 	m->err.msg[0] = '\0';
-	if ((err = e2map__ino_check(m, ino)) < 0)
+	if ((err = e2map__ino_check(m, ino)) < 0 ||
+	    (parent && (err = e2map__ino_check(m, parent)) < 0))
 		return err;
-	return file_new(m, (ext2_ino_t)ino, 0, out);
+	return file_new(m, (ext2_ino_t)ino, (ext2_ino_t)parent, out);
+}
+
+int e2map_file_open_ino(e2map_t *m, uint64_t ino, e2map_file_t **out)
+{
+	return e2map__file_open_in(m, ino, 0, out);
 }
 
 int e2map_file_open_flags(e2map_t *m, const char *path, int flags,

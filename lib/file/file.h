@@ -10,4 +10,9 @@
 
 #include "dir.h"
 
+/* file.c: open INO as open(2) of a name in directory PARENT would (its
+ * encryption policy checked against PARENT's); PARENT 0: by number. */
+int e2map__file_open_in(e2map_t *m, uint64_t ino, uint64_t parent,
+			e2map_file_t **out);
+
 #endif /* E2MAP_FILE_H */

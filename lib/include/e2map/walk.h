@@ -21,14 +21,19 @@ extern "C" {
  * then joined with "/" and each name, LEN bytes and a NUL, borrowed for
  * the call; DEPTH is 0 for PATH itself.  VISIT says what the call is:
  *  - E2MAP_TREE_NODE, for every entry: ST its lstat, or NULL with ERR the
- *    lstat's -errno; for a directory met before (a damaged tree) or deeper
- *    than E2MAP_PATHS_MAX_DEPTH, ST set, ERR -ELOOP and nothing under it.
+ *    lstat's -errno (the kernel's lookup: -ELOOP for a directory that is
+ *    its own ancestor, -EPERM across encryption policies; a name listed
+ *    twice is the entry the lookup finds).  A directory met again under
+ *    another name (a damaged tree) is walked again, as cp -a and tar
+ *    walk it, up to 4096 such walks in all; past them, or deeper than
+ *    E2MAP_PATHS_MAX_DEPTH, ST set, ERR -ELOOP and nothing under it.
  *    FIRST, for a file of several links met before, is the path it was
  *    first met under (which CB accepted), else NULL.  CB's E2MAP_SKIP
  *    passes over the entry: a directory is not entered, a file of
  *    several links is not the target of its later names;
  *  - E2MAP_TREE_LIST_FAILED: directory PATH's listing failed with ERR, after
- *    its NODE call and before the entries listed before the failure;
+ *    its NODE call; none of its entries follows (cp -a and tar read a
+ *    directory whole and copy nothing of one whose listing fails);
  *  - E2MAP_TREE_DIR_DONE: directory PATH, after everything under it.
  * Any other non-zero return of CB stops the walk and is returned; else 0,
  * -EINVAL or -ENOMEM.  The walk's own memory: the path, a listing per level, and the
@@ -48,6 +53,7 @@ struct e2map_tree_entry {
 	const char *first;
 	enum e2map_tree_visit visit;
 	int err;
+	uint64_t parent;	/* the directory PATH was found in; 0: the start */
 };
 typedef int (*e2map_tree_cb)(const struct e2map_tree_entry *e,
 			     void *payload);
@@ -67,10 +73,15 @@ E2MAP_API int e2map_tree_walk(e2map_t *m, const char *path, e2map_tree_cb cb,
  * its first name and linked at the others; symlinks, FIFOs and sockets
  * are made anew, device nodes only by root (else -EPERM).  What is there
  * is replaced, directories kept; nothing is followed on the host.
- * E2MAP_EXTRACT_PRESERVE also sets the xattrs (ACLs included, names the
- * host refuses as unsupported skipped), then the owner (ignored without
- * the right as cp does), the mode and the two times with nanoseconds;
- * without it, files and directories get their mode less the umask.
+ * E2MAP_EXTRACT_PRESERVE creates a file with its owner's bits only, as
+ * cp -a does, and once it is whole sets, in cp's order, the two times
+ * with nanoseconds, the owner (ignored without the right as cp does), the
+ * xattrs (ACLs included; one that cannot be read or set is a WARNING
+ * event, the copy still counted whole, as cp -a passes over it; an ACL
+ * that cannot be read fails the entry) and last the mode, so a copy that
+ * fails keeps the owner's bits, as cp leaves it; without it, files and
+ * directories get their mode less the umask.  A directory whose listing
+ * fails is made but nothing of it is copied (cp reads a listing whole).
  * CB (may be NULL) is called once per entry done or failed, in walk
  * order, directories after their contents: ERR 0, or the -errno of the
  * step WHAT that failed ("open", "read", "readdir", "mknod", "chown"...);
@@ -90,6 +101,7 @@ struct e2map_extract_event {
 	int err;
 	const char *what;
 	int partial;
+	int warning;		/* ERR is a warning: the entry is copied */
 };
 typedef int (*e2map_extract_cb)(const struct e2map_extract_event *ev,
 				void *payload);

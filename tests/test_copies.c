@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The e2fsprogs corpus against cp -a of the kernel's mount
+ * (testdata/corpus/NAME.cp, scripts/record/copies.sh): `e2map extract -r -p`
+ * of each image the kernel mounts makes the tree cp made, both listed by
+ * scripts/check/tree-list.py --no-regions (every entry's path, type and
+ * mode, owner, size, times, link target or device, bytes' sha256, xattrs,
+ * hard-link group); the paths cp failed on are the paths extract reports,
+ * their times left out (both leave a failed copy with the time it was
+ * made), and the exit status is cp's.  Owners are compared as root only
+ * (neither can give a copy away otherwise).
+ */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "calls.h"
+#include "cli_run.h"
+#include "fixture.h"
+
+struct lines {
+	char **v;
+	size_t n;
+};
+
+static void lines_add(struct lines *l, const char *s, size_t len)
+{
+	cr_assert((l->v = realloc(l->v, (l->n + 1) * sizeof(*l->v))));
+	cr_assert((l->v[l->n++] = strndup(s, len)));
+}
+
+static void lines_free(struct lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static bool has(const struct lines *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return true;
+	return false;
+}
+
+/* Field I (from 0) of tab-separated LINE blanked: "~". */
+static void blank(char *line, int i)
+{
+	char *f = line, *end;
+
+	while (i-- > 0 && f)
+		if ((f = strchr(f, '\t')))
+			f++;
+	if (!f)
+		return;
+	end = strchrnul(f, '\t');
+	memmove(f + 1, end, strlen(end) + 1);
+	*f = '~';
+}
+
+/* A listing line as compared: a failed path's times, and its owner
+ * unless root, blanked (the path of "/x" in FAILED is "x" here). */
+static void normalize(char *line, const struct lines *failed)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "/%.*s", (int)strcspn(line, "\t"), line);
+	if (!strcmp(path, "//"))
+		strcpy(path, "/");
+	if (has(failed, path)) {
+		blank(line, 5);
+		blank(line, 4);
+	}
+	if (geteuid() != 0)
+		blank(line, 2);
+}
+
+/* The recording: cp's status, the paths it failed on, its listing. */
+static int load_cp(const char *file, struct lines *failed,
+		   struct lines *list)
+{
+	size_t len;
+	char *text = calls_read_file(file, &len), *at, *nl;
+	int status = -1;
+
+	if (!text)
+		return -1;
+	for (at = text; (nl = strchr(at, '\n')); at = nl + 1) {
+		if (sscanf(at, "# cp-exit %d", &status) == 1)
+			continue;
+		if (!strncmp(at, "F\t", 2))
+			lines_add(failed, at + 2, (size_t)(nl - at - 2));
+		else
+			lines_add(list, at, (size_t)(nl - at));
+	}
+	free(text);
+	return status;
+}
+
+/* The paths e2map's stderr names: "e2map: extract: IMG:/PATH: ...". */
+static void e2map_failures(const char *err, const char *img,
+			   struct lines *out)
+{
+	size_t ilen = strlen(img);
+	const char *at, *p;
+
+	char path[4096];
+
+	for (at = err; (at = strstr(at, img)); at += ilen) {
+		p = at + ilen;
+		if (*p++ != ':' || *p != '/')
+			continue;
+		snprintf(path, sizeof(path), "%.*s", (int)strcspn(p, ":"), p);
+		if (!has(out, path))
+			lines_add(out, path, strlen(path));
+	}
+}
+
+/* tree-list.py --no-regions of DIR. */
+static void list_copy(const char *dir, struct lines *out)
+{
+	char cmd[8192], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "python3 %s/../scripts/check/tree-list.py "
+		 "--no-regions '%s'", fixture_testdata(), dir);
+	cr_assert((f = popen(cmd, "r")));
+	while ((n = getline(&line, &cap, f)) > 0)
+		lines_add(out, line, (size_t)n - (line[n - 1] == '\n'));
+	free(line);
+	cr_assert_eq(pclose(f), 0, "tree-list.py failed on %s", dir);
+}
+
+static int sort_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* NAME's extract against its recording: the number of differences. */
+static int compare_image(const char *name, const char *src, const char *rec)
+{
+	struct lines failed = { 0 }, want = { 0 }, got = { 0 }, ours = { 0 };
+	char dir[] = "/tmp/e2map-copies-XXXXXX", dest[64], cmd[128];
+	char *img = fixture_decompress(src);
+	const char *args[] = { "extract", "-r", "-p", "-q", img, "/", dest,
+			       NULL };
+	int status = load_cp(rec, &failed, &want), bad = 0;
+	struct cli_out r;
+	size_t i;
+
+	cr_assert(img && status >= 0, "%s: no image or recording", name);
+	cr_assert(mkdtemp(dir));
+	snprintf(dest, sizeof(dest), "%s/x", dir);
+	cr_assert_eq(cli_run(args, &r), 0, "E2MAP is not set");
+	e2map_failures(r.err, img, &ours);
+	list_copy(dest, &got);
+	for (i = 0; i < want.n; i++)
+		normalize(want.v[i], &failed);
+	for (i = 0; i < got.n; i++)
+		normalize(got.v[i], &failed);
+	qsort(failed.v, failed.n, sizeof(char *), sort_str);
+	qsort(ours.v, ours.n, sizeof(char *), sort_str);
+	if ((status != 0) != (r.status != 0) && ++bad)
+		cr_log_error("%s: extract exits %d, cp %d: %s", name, r.status,
+			     status, r.err);
+	for (i = 0; i < failed.n || i < ours.n; i++)
+		if ((i >= failed.n || i >= ours.n ||
+		     strcmp(failed.v[i], ours.v[i])) && ++bad) {
+			cr_log_error("%s: cp failed on %s, extract on %s", name,
+				     i < failed.n ? failed.v[i] : "nothing more",
+				     i < ours.n ? ours.v[i] : "nothing more");
+			break;
+		}
+	for (i = 0; i < want.n || i < got.n; i++)
+		if ((i >= want.n || i >= got.n || strcmp(want.v[i], got.v[i])) &&
+		    ++bad) {
+			cr_log_error("%s: cp's\n  %s\nextract's\n  %s", name,
+				     i < want.n ? want.v[i] : "(end)",
+				     i < got.n ? got.v[i] : "(end)");
+			break;
+		}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+	cli_out_free(&r);
+	fixture_remove(img);
+	lines_free(&failed);
+	lines_free(&want);
+	lines_free(&got);
+	lines_free(&ours);
+	return bad;
+}
+
+Test(copies, corpus_extract_is_cp_a_of_the_mount, .timeout = 1800)
+{
+	char **paths, rec[4096];
+	int n = fixture_corpus_list(&paths), done = 0, bad = 0;
+	FILE *f;
+
+	if (!getenv("E2MAP"))
+		cr_skip_test("E2MAP is not set (run through make check)");
+	if (system("python3 -c '' 2>/dev/null") != 0)
+		cr_skip_test("python3 is not installed (tree-list.py)");
+	cr_assert_geq(n, 113);
+	for (int i = 0; i < n; i++) {
+		const char *base = strrchr(paths[i], '/') + 1;
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."),
+			 base);
+		snprintf(rec, sizeof(rec), "%s/corpus/%s.cp.gz",
+			 fixture_testdata(), name);
+		if (!(f = fopen(rec, "r")))
+			continue;	/* the kernel did not mount it */
+		fclose(f);
+		rec[strlen(rec) - 3] = '\0';	/* calls_read_file adds .gz */
+		bad += compare_image(name, paths[i], rec) != 0;
+		done++;
+	}
+	fixture_corpus_free(paths, n);
+	cr_expect_geq(done, 98, "only %d recordings", done);
+	cr_expect_eq(bad, 0, "%d of %d images differ from cp -a", bad, done);
+}
