@@ -508,6 +508,8 @@ Test(disks, partitions_through_containers_list_the_same)
 {
 	listing_matches(disk("mbr.E01"), "mbr");
 	listing_matches(disk("mbr.qcow2"), "mbr");
+	/* an EBR 10 MiB from any partition: the chain is followed */
+	listing_matches(disk("far-mbr.qcow2"), "far-mbr");
 	listing_matches(disk("gpt.E01"), "gpt");
 	listing_matches(disk("gpt.vmdk"), "gpt");
 	listing_matches(disk("gpt.vhd"), "gpt");

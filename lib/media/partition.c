@@ -229,10 +229,49 @@ static int view_gaps(struct e2map_media *md, int fd, const struct e2map_disk *d)
 	return err;
 }
 
+/* An MBR partition type that links an EBR chain (dos_partition.c). */
+static bool is_extended_type(unsigned char t)
+{
+	return t == 0x05 || t == 0x0f || t == 0x85;
+}
+
+/*
+ * The EBRs of extended partition P into the view, wherever they lie: an
+ * EBR's second entry gives the next one's place, relative to P's start,
+ * as libblkid and the kernel follow the chain on a raw disk.  An EBR may
+ * lie far from any partition found so far, past the gaps' edges.
+ */
+static int view_ebrs(struct e2map_media *md, int fd,
+		     const struct e2map_partition *p)
+{
+	uint64_t at = p->start, end = p->start + p->size;
+	unsigned char s[SECTOR];
+	unsigned rel;
+	int err, links;
+
+	for (links = 0; links < MAX_ROUNDS && at + SECTOR <= end; links++) {
+		if ((err = view_copy(md, fd, at, SECTOR)) < 0)
+			return err;
+		if (pread(fd, s, SECTOR, (off_t)at) != (ssize_t)SECTOR)
+			return -errno;
+		if (s[510] != 0x55 || s[511] != 0xaa ||
+		    !is_extended_type(s[446 + 16 + 4]))
+			break;
+		rel = (unsigned)s[446 + 16 + 8] | (unsigned)s[446 + 16 + 9] << 8 |
+		      (unsigned)s[446 + 16 + 10] << 16 |
+		      (unsigned)s[446 + 16 + 11] << 24;
+		if (!rel || p->start + rel * SECTOR <= at)
+			break;	/* the chain must go forward to end */
+		at = p->start + rel * SECTOR;
+	}
+	return 0;
+}
+
 /*
  * The partition table of a container: probe a view, widen it with the
- * gaps the probe reveals, until the list stops changing.  Each partition
- * then gets its own edges, for the filesystem probe.
+ * gaps the probe reveals and every extended partition's EBR chain, until
+ * the list stops changing.  Each partition then gets its own edges, for
+ * the filesystem probe.
  */
 static int probe_container(struct e2map_media *md, int *fdp,
 			   struct e2map_disk *d)
@@ -247,8 +286,12 @@ static int probe_container(struct e2map_media *md, int *fdp,
 	if (ftruncate(fd, (off_t)size) < 0)
 		return -errno;
 	for (round = 0; round < MAX_ROUNDS && !err; round++) {
-		if ((err = view_gaps(md, fd, d)) < 0 ||
-		    (err = probe_table(fd, size, d)) < 0)
+		if ((err = view_gaps(md, fd, d)) < 0)
+			break;
+		for (size_t i = 0; i < d->count && !err; i++)
+			if (d->partitions[i].extended)
+				err = view_ebrs(md, fd, &d->partitions[i]);
+		if (err < 0 || (err = probe_table(fd, size, d)) < 0)
 			break;
 		if (d->count == last)
 			break;

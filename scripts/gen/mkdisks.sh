@@ -6,6 +6,8 @@
 #              blocks) and 6 (no filesystem)
 #   gpt.img    GPT: 1 (no filesystem), 2 ext4, 3 ext2
 #   one.img    MBR with one ext4 partition (chosen without --partition)
+#   far-mbr.img  MBR: 1, extended holding 5 and 6 (ext2), 6's EBR far from
+#              any partition (and far-mbr.qcow2)
 #   gap-mbr.img, gap-gpt.img  only MBR slot 2, only GPT entry 3
 #   NAME-pN.img  each partition's filesystem as a bare image, cut out with
 #              dd: every answer through a disk must equal the answer there
@@ -80,6 +82,39 @@ make_mbr() {
 	record mbr.img
 }
 
+# far-mbr.img: MBR 1 ext2, 2 extended holding 5 and 6 (ext2), the EBR of
+# 6 written by hand 10 MiB past 5's end and 10 MiB before 6 (sfdisk puts
+# an EBR right before its partition): a container's partition view must
+# follow the EBR chain, not only the edges of the gaps (issue 20 §2).
+make_far_mbr() {
+	truncate -s 40M far-mbr.img
+	python3 - far-mbr.img <<-'PY'
+	import struct, sys
+	def entry(t, lba, n):
+	    return struct.pack("<B3sB3sII", 0, b"\0\0\0", t, b"\0\0\0", lba, n)
+	def sector(entries, disk_id=0):
+	    s = bytearray(512)
+	    struct.pack_into("<I", s, 440, disk_id)
+	    for i, e in enumerate(entries):
+	        s[446 + 16 * i:462 + 16 * i] = e
+	    s[510:512] = b"\x55\xaa"
+	    return s
+	ext, ext_n, ebr2 = 10240, 71680, 40960
+	with open(sys.argv[1], "r+b") as f:
+	    for at, sec in ((0, sector([entry(0x83, 2048, 8192),
+	                                entry(0x05, ext, ext_n)], 0x6d6f6f73)),
+	                    (ext, sector([entry(0x83, 2048, 8192),
+	                                  entry(0x05, ebr2 - ext, 28672)])),
+	                    (ebr2, sector([entry(0x83, 20480, 8192)]))):
+	        f.seek(at * 512)
+	        f.write(sec)
+	PY
+	mkfs_at 1 far-mbr.img 2048 8192 -t ext2 -b 1024
+	mkfs_at 5 far-mbr.img 12288 8192 -t ext2 -b 1024
+	mkfs_at 6 far-mbr.img 61440 8192 -t ext2 -b 1024
+	record far-mbr.img
+}
+
 make_gpt() {
 	truncate -s 40M gpt.img
 	sgdisk -U 6d6f6f72-6275-6c6b-0004-000000000001 \
@@ -135,6 +170,7 @@ make_containers() {
 		qemu-img convert -f raw -O vpc gpt.img gpt.vhd
 		qemu-img convert -f raw -O qcow2 gpt.img gpt.qcow2
 		qemu-img convert -f raw -O qcow2 mbr.img mbr.qcow2
+		qemu-img convert -f raw -O qcow2 far-mbr.img far-mbr.qcow2
 		# Renamed, as evidence is: the sparse VMDK's descriptor still
 		# names gpt.vmdk as its extent.
 		cp gpt.vmdk renamed.vmdk
@@ -197,6 +233,7 @@ make_bad_ewf() {
 cd "$out"
 make_tree
 make_mbr
+make_far_mbr
 if have sgdisk; then make_gpt; fi
 make_one
 make_gaps
