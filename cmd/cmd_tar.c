@@ -195,15 +195,43 @@ static int feed_data(struct tar_run *t, e2map_file_t *f, int64_t size,
 	return *rerr ? 0 : feed_hole(t, size - pos);
 }
 
+/*
+ * A time before 1970 as libarchive must be given it for its pax record to
+ * read as GNU tar reads a decimal: libarchive writes "SEC.NSEC" as it
+ * is given (-2.25 s, sec -3 nsec 750000000, would be "-3.75"), so such
+ * a time goes in as (sec + 1, 1e9 - nsec): "-2.25".  Between -1 and 0 no
+ * pair writes the sign: the nearest whole second stands for it.
+ */
+static void pax_time(const struct e2map_timespec *t, time_t *sec, long *nsec)
+{
+	*sec = (time_t)t->sec;
+	*nsec = (long)t->nsec;
+	if (t->sec >= 0 || !t->nsec)
+		return;
+	if (t->sec == -1) {
+		*sec = t->nsec < 500000000U ? -1 : 0;
+		*nsec = 0;
+		return;
+	}
+	*sec = (time_t)(t->sec + 1);
+	*nsec = 1000000000L - (long)t->nsec;
+}
+
 static void set_stat(struct archive_entry *e, const struct e2map_stat *st)
 {
+	time_t sec;
+	long nsec;
+
 	archive_entry_set_mode(e, st->mode);
 	archive_entry_set_uid(e, st->uid);
 	archive_entry_set_gid(e, st->gid);
 	archive_entry_set_nlink(e, st->nlink);
-	archive_entry_set_atime(e, st->atime.sec, st->atime.nsec);
-	archive_entry_set_mtime(e, st->mtime.sec, st->mtime.nsec);
-	archive_entry_set_ctime(e, st->ctime.sec, st->ctime.nsec);
+	pax_time(&st->atime, &sec, &nsec);
+	archive_entry_set_atime(e, sec, nsec);
+	pax_time(&st->mtime, &sec, &nsec);
+	archive_entry_set_mtime(e, sec, nsec);
+	pax_time(&st->ctime, &sec, &nsec);
+	archive_entry_set_ctime(e, sec, nsec);
 	/* no crtime: tar and cp -a on the mount keep none, and GNU tar
 	 * warns at LIBARCHIVE.creationtime */
 	if (S_ISCHR(st->mode) || S_ISBLK(st->mode))
