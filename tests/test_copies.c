@@ -165,8 +165,10 @@ static int compare_image(const char *name, const char *src, const char *rec)
 		normalize(want.v[i], &failed);
 	for (i = 0; i < got.n; i++)
 		normalize(got.v[i], &failed);
-	qsort(failed.v, failed.n, sizeof(char *), sort_str);
-	qsort(ours.v, ours.n, sizeof(char *), sort_str);
+	if (failed.n)	/* qsort of a NULL array is undefined, even empty */
+		qsort(failed.v, failed.n, sizeof(char *), sort_str);
+	if (ours.n)
+		qsort(ours.v, ours.n, sizeof(char *), sort_str);
 	if ((status != 0) != (r.status != 0) && ++bad)
 		cr_log_error("%s: extract exits %d, cp %d: %s", name, r.status,
 			     status, r.err);

@@ -491,7 +491,8 @@ static size_t record_names(const struct cli_out *r, struct rec_name **out)
 		}
 		json_decref(doc);
 	}
-	qsort(v, n, sizeof(*v), by_rec_path);
+	if (n)	/* qsort of a NULL array is undefined, even empty */
+		qsort(v, n, sizeof(*v), by_rec_path);
 	*out = v;
 	return n;
 }
