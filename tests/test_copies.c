@@ -23,12 +23,15 @@
 
 struct lines {
 	char **v;
-	size_t n;
+	size_t n, cap;
 };
 
 static void lines_add(struct lines *l, const char *s, size_t len)
 {
-	cr_assert((l->v = realloc(l->v, (l->n + 1) * sizeof(*l->v))));
+	/* doubling: under ASan each realloc copies the whole array */
+	if (l->n == l->cap)
+		cr_assert((l->v = realloc(l->v, (l->cap = l->cap * 2 + 64) *
+					  sizeof(*l->v))));
 	cr_assert((l->v[l->n++] = strndup(s, len)));
 }
 
