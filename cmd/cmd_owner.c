@@ -153,6 +153,12 @@ static int answer_line(const struct owner_fs *fs, bool bytes, const char *arg)
 	return err ? 1 : 0;
 }
 
+/* A partition holding an ext2/3/4 filesystem, as libblkid found it. */
+static bool is_ext(const struct e2map_partition *p)
+{
+	return !p->extended && !strncmp(p->fstype, "ext", 3);
+}
+
 /* The ext2/3/4 partition of D that holds byte V, or NULL. */
 static const struct e2map_partition *holding(const struct e2map_disk *d,
 					     uint64_t v)
@@ -160,8 +166,7 @@ static const struct e2map_partition *holding(const struct e2map_disk *d,
 	for (size_t i = 0; i < d->count; i++) {
 		const struct e2map_partition *p = &d->partitions[i];
 
-		if (!p->extended && !strncmp(p->fstype, "ext", 3) &&
-		    v >= p->start && v - p->start < p->size)
+		if (is_ext(p) && v >= p->start && v - p->start < p->size)
 			return p;
 	}
 	return NULL;
@@ -232,8 +237,7 @@ static struct e2map_disk *several(const char *image)
 	if (e2map_disk_read(image, &d) < 0)
 		return NULL;
 	for (size_t i = 0; i < d->count; i++)
-		n += !d->partitions[i].extended &&
-		     !strncmp(d->partitions[i].fstype, "ext", 3);
+		n += is_ext(&d->partitions[i]);
 	if (n > 1)
 		return d;
 	e2map_disk_free(d);

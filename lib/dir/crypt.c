@@ -251,6 +251,11 @@ int e2map__crypt_nokey_name(const char *name, unsigned len,
  * are.  Returns the length, or -EUCLEAN for a name shorter than an AES
  * block (FSCRYPT_FNAME_MIN_MSG_LEN).
  */
+bool e2map__crypt_name_ok(const char *name, unsigned len)
+{
+	return len >= 16 || e2map__is_dot(name, len);
+}
+
 int e2map__crypt_disk_to_usr(uint32_t hash, uint32_t minor, const char *name,
 			     unsigned len, char *out)
 {
@@ -258,14 +263,13 @@ int e2map__crypt_disk_to_usr(uint32_t hash, uint32_t minor, const char *name,
 	struct e2map_sha256 s;
 	size_t n;
 
-	if ((len == 1 && name[0] == '.') ||
-	    (len == 2 && name[0] == '.' && name[1] == '.')) {
+	if (!e2map__crypt_name_ok(name, len))
+		return -EUCLEAN;
+	if (e2map__is_dot(name, len)) {
 		memcpy(out, name, len);
 		out[len] = '\0';
 		return (int)len;
 	}
-	if (len < 16)
-		return -EUCLEAN;
 	if (!hash)
 		minor = 0;
 	memcpy(raw, &(uint32_t){ ext2fs_cpu_to_le32(hash) }, 4);
@@ -319,17 +323,4 @@ int e2map__crypt_symlink(e2map_file_t *f, const unsigned char *caddr,
 		return -ENOMEM;
 	*len = (size_t)r;
 	return 0;
-}
-
-/*
- * The target a path walk follows: the no-key name, which resolves, as a
- * rule, to nothing; the long form names nothing an encrypted directory
- * is searched by here (its lookup by SHA-256 is not made).
- */
-int e2map__crypt_symlink_target(e2map_file_t *f, const unsigned char *data,
-				size_t max, char **target)
-{
-	size_t len;
-
-	return e2map__crypt_symlink(f, data, max, target, &len);
 }

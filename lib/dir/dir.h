@@ -20,6 +20,12 @@ struct e2map_name {
 	const char *s;
 	unsigned len;
 };
+/* NAME (LEN bytes) is "." or "..". */
+static inline bool e2map__is_dot(const char *name, size_t len)
+{
+	return (len == 1 && name[0] == '.') ||
+	       (len == 2 && name[0] == '.' && name[1] == '.');
+}
 /* hash.c: the hash VERSION (an htree root's, or s_def_hash_version) as
  * the mount uses it: signed or unsigned as ext4_hash_info_init decides. */
 unsigned e2map__hash_version(const struct ext2_super_block *sb,
@@ -35,21 +41,9 @@ int e2map__dirhash(const struct ext2_super_block *sb, unsigned version,
 /* namei.c: __ext4_find_entry, 0 and *INO, or -ENOENT, or the error. */
 int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
 		      uint32_t *ino);
-/*
- * ext4_readdir's view of a directory: CB(INO, NAME) for each entry in use
- * but "." and "..", up to the first entry that fails ext4_check_dir_entry
- * (the rest of that block is skipped).  A non-zero CB result stops and is
- * returned.  The block form takes directory block LBLK as read from PBLK
- * into B, and fails with -EBADMSG (nothing listed) when its checksum does
- * not match; the inline form reads i_block and system.data.
- */
+/* A name's entry for iterate.c: inode INO is called NAME. */
 typedef int (*e2map__dirent_cb)(uint32_t ino, const struct e2map_name *name,
 				void *payload);
-int e2map__dirblock_iterate(e2map_file_t *dir, uint32_t lblk, uint64_t pblk,
-			    const unsigned char *b, e2map__dirent_cb cb,
-			    void *payload);
-int e2map__inline_dir_iterate(e2map_file_t *dir, e2map__dirent_cb cb,
-			      void *payload);
 
 /* readdir.c: getdents(2)'s listing (e2map_file_readdir's contract, the file
  * layer's) */
@@ -99,15 +93,14 @@ int e2map__crypt_nokey_name(const char *name, unsigned len,
  * dirhash HASH, MINOR into OUT (E2MAP_NOKEY_NAME_MAX + 1 bytes); its
  * length, or -EUCLEAN for a name too short to be ciphertext. */
 #define E2MAP_NOKEY_NAME_MAX 252
+/* Whether ciphertext NAME can have a no-key name: "." or "..", or at
+ * least an AES block (FSCRYPT_FNAME_MIN_MSG_LEN). */
+bool e2map__crypt_name_ok(const char *name, unsigned len);
 int e2map__crypt_disk_to_usr(uint32_t hash, uint32_t minor, const char *name,
 			     unsigned len, char *out);
 /* The no-key target of encrypted symlink F from its data (MAX bytes),
  * malloc'd into *TARGET, its length in *LEN. */
 int e2map__crypt_symlink(e2map_file_t *f, const unsigned char *caddr,
 			 size_t max, char **target, size_t *len);
-/* An encrypted symlink's target as the kernel follows it without the
- * key (its no-key name), from DATA of MAX bytes; malloc'd. */
-int e2map__crypt_symlink_target(e2map_file_t *f, const unsigned char *data,
-				size_t max, char **target);
 
 #endif /* E2MAP_DIR_H */

@@ -1,73 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A directory's entries in block order, for the walks that want every
- * name once and fast (tree walks, the path table, the dentry index of
- * dcache.c) rather than getdents' order (readdir.c).
+ * A directory's entries in block order, for the dentry index of dcache.c,
+ * which wants every name once and fast rather than getdents' order
+ * (readdir.c, which the tree walks and the path table take).
  */
 #include "dirent.h"
 
 #include <errno.h>
 #include <string.h>
-
-/*
- * ext4_readdir over BUF (SIZE bytes): CB for each entry in use but "."
- * and "..", up to the first entry failing ext4_check_dir_entry, where the
- * kernel goes on with the next block.
- */
-static int iterate_buf(const struct dir *d, const unsigned char *buf,
-		       size_t size, e2map__dirent_cb cb, void *payload)
-{
-	size_t off = 0;
-	int err;
-
-	while (off + 8 <= size) {
-		const unsigned char *de = buf + off;
-		struct e2map_name n = { (const char *)de + 8, de[6] };
-
-		if (!e2map__entry_ok(d, de, off, size))
-			return 0;
-		off += e2map__rec_len(de, d->bs);
-		if (!le32(de) || (n.len == 1 && n.s[0] == '.') ||
-		    (n.len == 2 && n.s[0] == '.' && n.s[1] == '.'))
-			continue;
-		/* Names getdents refuses (verify_dirent_name): none listed. */
-		if (!n.len || memchr(n.s, '/', n.len) || memchr(n.s, 0, n.len))
-			continue;
-		if ((err = cb(le32(de), &n, payload)) != 0)
-			return err;
-	}
-	return 0;
-}
-
-
-int e2map__dirblock_iterate(e2map_file_t *dir, uint32_t lblk, uint64_t pblk,
-			    const unsigned char *b, e2map__dirent_cb cb,
-			    void *payload)
-{
-	struct dir d = e2map__dir_of(dir);
-
-	/* htree index blocks carry no dirent tail (is_dx_internal_node);
-	 * without metadata_csum there is nothing to verify or remember. */
-	if (d.csum && !e2map__dx_internal(&d, lblk, b) &&
-	    !e2map__csum_once(&d, pblk, false, b))
-		return e2map__fail(dir->m, -EBADMSG, "directory %u: block %u "
-				   "checksum does not match", dir->ino, lblk);
-	return iterate_buf(&d, b, d.bs, cb, payload);
-}
-
-int e2map__inline_dir_iterate(e2map_file_t *dir, e2map__dirent_cb cb,
-			      void *payload)
-{
-	struct dir d = e2map__dir_of(dir);
-	int err;
-
-	err = iterate_buf(&d, (const unsigned char *)dir->inode->i_block + 4,
-			  56, cb, payload);
-	if (err || dir->inline_size <= 60)
-		return err;
-	return iterate_buf(&d, dir->raw + dir->inline_value,
-			   dir->inline_size - 60, cb, payload);
-}
 
 /*
  * For the dentry index (dcache.c): CB(INO, NAME) for every entry

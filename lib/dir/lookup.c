@@ -191,18 +191,22 @@ static int link_block(e2map_file_t *f)
 	return e2map__read_block(f->m, r.pblk, f->buf);
 }
 
-/* ext4_encrypted_get_link: i_block of a fast link, else its block. */
+/* ext4_encrypted_get_link, to follow: i_block of a fast link (or of an
+ * inline one), else its block; the no-key name that resolves, as a rule,
+ * to nothing. */
 static int read_crypt_link(e2map_file_t *f, char **target)
 {
+	size_t len;
 	int err;
 
 	*target = NULL;
 	if (f->src == SRC_INLINE || e2map__fast_symlink(f))
-		return e2map__crypt_symlink_target(f, (const unsigned char *)
-						   f->inode->i_block, 60, target);
+		return e2map__crypt_symlink(f, (const unsigned char *)
+					    f->inode->i_block, 60, target,
+					    &len);
 	if ((err = link_block(f)) < 0)
 		return err;
-	return e2map__crypt_symlink_target(f, f->buf, f->m->bs, target);
+	return e2map__crypt_symlink(f, f->buf, f->m->bs, target, &len);
 }
 
 /* The target of symlink F (at most a block less one byte), malloc'd. */

@@ -124,6 +124,12 @@ static unsigned char rd_dtype(const struct rd *r, uint8_t ft)
 	return dt[ft];
 }
 
+static int rd_short_name(const struct rd *r, int err)
+{
+	return e2map__fail(r->d.f->m, err, "directory %u: an encrypted name "
+			   "too short to be ciphertext", r->d.f->ino);
+}
+
 static int rd_emit(struct rd *r, const char *name, size_t len, uint32_t ino,
 		   uint8_t ftype, uint32_t hash, uint32_t minor)
 {
@@ -134,9 +140,7 @@ static int rd_emit(struct rd *r, const char *name, size_t len, uint32_t ino,
 	if (r->crypt) {
 		if ((n = e2map__crypt_disk_to_usr(hash, minor, name,
 						  (unsigned)len, nokey)) < 0)
-			return e2map__fail(r->d.f->m, n, "directory %u: an "
-					   "encrypted name too short to be "
-					   "ciphertext", r->d.f->ino);
+			return rd_short_name(r, n);
 		de.name = nokey;
 		de.len = (size_t)n;
 	}
@@ -146,12 +150,6 @@ static int rd_emit(struct rd *r, const char *name, size_t len, uint32_t ino,
 				   "getdents refuses (empty, or with a /)",
 				   r->d.f->ino);
 	return r->cb(&de, r->payload);
-}
-
-static bool rd_dot(const char *name, size_t len)
-{
-	return (len == 1 && name[0] == '.') ||
-	       (len == 2 && name[0] == '.' && name[1] == '.');
 }
 
 /*
@@ -181,11 +179,8 @@ static int rd_flush(struct rd *r)
 	/* htree_dirblock_to_tree makes the no-key names as it fills: a
 	 * name that cannot have one fails the fill before any is listed. */
 	for (i = 0; r->crypt && i < r->n; i++)
-		if (r->v[i].len < 16 && !rd_dot(r->names + r->v[i].name,
-						r->v[i].len))
-			return e2map__fail(r->d.f->m, -EUCLEAN, "directory %u: "
-					   "an encrypted name too short to be "
-					   "ciphertext", r->d.f->ino);
+		if (!e2map__crypt_name_ok(r->names + r->v[i].name, r->v[i].len))
+			return rd_short_name(r, -EUCLEAN);
 	for (i = 0; i < r->n && !err; i++)
 		err = rd_emit(r, r->names + r->v[i].name, r->v[i].len,
 			      r->v[i].ino, r->v[i].ftype, r->v[i].hash,

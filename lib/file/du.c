@@ -142,8 +142,7 @@ static int dir_add(const struct e2map_dirent *de, void *payload)
 {
 	struct du_dir *dd = payload;
 
-	if ((de->len == 1 && de->name[0] == '.') ||
-	    (de->len == 2 && de->name[0] == '.' && de->name[1] == '.'))
+	if (e2map__is_dot(de->name, de->len))
 		return 0;
 	if (e2map__grow((void **)&dd->v, &dd->cap, dd->n + 1,
 			sizeof(*dd->v)) < 0 ||

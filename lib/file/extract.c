@@ -39,13 +39,21 @@ struct xt {
 	bool acl_failed;	/* the xattrs stopped at an ACL's getxattr */
 };
 
-/* Tell the caller about the entry at src/dst; CB's non-zero return stops
- * the walk (0 here, x->stop set: every step checks it). */
-static int report(struct xt *x, const struct e2map_stat *st, int err,
-		  const char *what, uint64_t bytes, bool partial)
+/* EV to the caller; CB's non-zero return stops the walk (0 here,
+ * x->stop set: every step checks it). */
+static int emit(struct xt *x, const struct e2map_extract_event *ev)
 {
 	int r;
 
+	if (x->cb && (r = x->cb(ev, x->payload)) != 0)
+		x->stop = r;
+	return 0;
+}
+
+/* Tell the caller about the entry at src/dst. */
+static int report(struct xt *x, const struct e2map_stat *st, int err,
+		  const char *what, uint64_t bytes, bool partial)
+{
 	struct e2map_extract_event ev = {
 		.path = x->src, .dest = x->dst.s, .mode = st ? st->mode : 0,
 		.bytes = bytes, .err = err, .what = what ? what : "",
@@ -54,9 +62,7 @@ static int report(struct xt *x, const struct e2map_stat *st, int err,
 
 	if (err)
 		x->failures++;
-	if (x->cb && (r = x->cb(&ev, x->payload)) != 0)
-		x->stop = r;
-	return 0;
+	return emit(x, &ev);
 }
 
 static bool all_zero(const unsigned char *p, size_t n)
@@ -251,11 +257,8 @@ static int xattr_warning(struct xt *x, int err, const char *what)
 		.path = x->src, .dest = x->dst.s, .err = err, .what = what,
 		.warning = 1,
 	};
-	int r;
 
-	if (x->cb && (r = x->cb(&ev, x->payload)) != 0)
-		x->stop = r;
-	return 0;
+	return emit(x, &ev);
 }
 
 static int set_one_xattr(const struct e2map_xattr *xa, void *payload)

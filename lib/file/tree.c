@@ -135,12 +135,6 @@ static int go_on(int r)
 static int walk_node(struct walk *w, const struct e2map_stat *st,
 		     unsigned depth);
 
-static bool is_dot(const struct e2map_dirent *de)
-{
-	return (de->len == 1 && de->name[0] == '.') ||
-	       (de->len == 2 && !memcmp(de->name, "..", 2));
-}
-
 /* lstat of DE in directory D: ext4_lookup with D's ancestors (ELOOP for
  * one of them, EPERM across encryption policies, the entry a twin name's
  * search finds), then the child's stat; the entry's node. */
@@ -185,7 +179,7 @@ static int walk_children(struct walk *w, uint64_t ino, unsigned depth)
 	for (i = 0; l && i < l->count && !err; i++) {
 		const struct e2map_dirent *de = &l->entries[i];
 
-		if (is_dot(de))
+		if (e2map__is_dot(de->name, de->len))
 			continue;
 		if ((err = e2map__path_push(&w->path, de->name, de->len)) < 0)
 			break;

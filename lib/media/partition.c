@@ -29,7 +29,7 @@
  * partitions (where EBRs and GPT headers lie) and of every partition
  * (where superblocks lie, for libblkid's filesystem probe). */
 #define VIEW_EDGE MIB
-#define MAX_ROUNDS 256		/* EBR chains found one link per round */
+#define MAX_ROUNDS 256		/* probes, and links of an EBR chain */
 
 static void copy_str(char *dst, size_t size, const char *src)
 {
@@ -257,9 +257,7 @@ static int view_ebrs(struct e2map_media *md, int fd,
 		if (s[510] != 0x55 || s[511] != 0xaa ||
 		    !is_extended_type(s[446 + 16 + 4]))
 			break;
-		rel = (unsigned)s[446 + 16 + 8] | (unsigned)s[446 + 16 + 9] << 8 |
-		      (unsigned)s[446 + 16 + 10] << 16 |
-		      (unsigned)s[446 + 16 + 11] << 24;
+		rel = le32(s + 446 + 16 + 8);
 		if (!rel || p->start + rel * SECTOR <= at)
 			break;	/* the chain must go forward to end */
 		at = p->start + rel * SECTOR;

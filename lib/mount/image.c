@@ -175,9 +175,8 @@ static int check_root(e2map_t *m)
 	int err;
 
 	if ((err = e2map__iget_how(m, EXT2_ROOT_INO, E2MAP_IGET_NAME, &f)) < 0)
-		return e2map__fail(NULL, err == -ESTALE ? -EUCLEAN : err,
-				   "get root inode failed (%s): the kernel "
-				   "refuses to mount it", e2map_errmsg(m));
+		return e2map__fail(NULL, err, "get root inode failed (%s): the "
+				   "kernel refuses to mount it", e2map_errmsg(m));
 	bad = !LINUX_S_ISDIR(f->inode->i_mode) || !f->size ||
 	      !ext2fs_get_stat_i_blocks(m->fs, EXT2_INODE(f->inode));
 	e2map__iput(f);

@@ -116,8 +116,7 @@ static int on_dirent(const struct e2map_dirent *de, void *payload)
 {
 	struct e2map_name n = { de->name, (unsigned)de->len };
 
-	if ((de->len == 1 && de->name[0] == '.') ||
-	    (de->len == 2 && de->name[0] == '.' && de->name[1] == '.'))
+	if (e2map__is_dot(de->name, de->len))
 		return 0;
 	return on_entry((uint32_t)de->ino, &n, payload);
 }
