@@ -201,6 +201,12 @@ struct cmd_ctx {
 	e2map_file_t *f;		/* CMD_NEEDS_FILE */
 };
 
+/*
+ * main.c: the whole CLI on ARGV (ARGV[1] the command), its exit status.
+ * e2map.c's main() calls it; so does the test runner, in a forked child.
+ */
+int cmd_main(int argc, char **argv);
+
 /* The commands. */
 int cmd_blockmap(struct cmd_ctx *ctx);
 int cmd_cat(struct cmd_ctx *ctx);

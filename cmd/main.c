@@ -233,7 +233,7 @@ static int dispatch(int argc, char **argv)
 	return run(c, argc - 1, argv + 1);
 }
 
-int main(int argc, char **argv)
+int cmd_main(int argc, char **argv)
 {
 	return finish_stdout(dispatch(argc, argv));
 }
