@@ -153,25 +153,6 @@ static int answer_line(const struct owner_fs *fs, bool bytes, const char *arg)
 	return err ? 1 : 0;
 }
 
-/* A partition holding an ext2/3/4 filesystem, as libblkid found it. */
-static bool is_ext(const struct e2map_partition *p)
-{
-	return !p->extended && !strncmp(p->fstype, "ext", 3);
-}
-
-/* The ext2/3/4 partition of D that holds byte V, or NULL. */
-static const struct e2map_partition *holding(const struct e2map_disk *d,
-					     uint64_t v)
-{
-	for (size_t i = 0; i < d->count; i++) {
-		const struct e2map_partition *p = &d->partitions[i];
-
-		if (is_ext(p) && v >= p->start && v - p->start < p->size)
-			return p;
-	}
-	return NULL;
-}
-
 /*
  * ARG, a byte of disk D, answered in the partition holding it, which is
  * opened (and mapped, into FS) the first time one of its bytes is asked:
@@ -190,7 +171,7 @@ static int disk_answer(struct cmd_ctx *ctx, const struct e2map_disk *d,
 		cmd_errorf("owner: %s: invalid number", cmd_esc(arg));
 		return 1;
 	}
-	if (!(part = holding(d, (uint64_t)v))) {
+	if (!(part = e2map_disk_partition_at(d, (uint64_t)v))) {
 		cmd_errorf("owner: %s: no ext2/3/4 partition holds that byte",
 			   cmd_esc(arg));
 		return 1;
@@ -237,7 +218,7 @@ static struct e2map_disk *several(const char *image)
 	if (e2map_disk_read(image, &d) < 0)
 		return NULL;
 	for (size_t i = 0; i < d->count; i++)
-		n += is_ext(&d->partitions[i]);
+		n += e2map_partition_is_ext(&d->partitions[i]) != 0;
 	if (n > 1)
 		return d;
 	e2map_disk_free(d);

@@ -329,6 +329,38 @@ Test(disks, owner_bytes_find_their_partition)
 	cli_out_free(&r);
 }
 
+/*
+ * e2map_disk_partition_at, behind owner --byte: each ext partition holds
+ * its first and last byte and not the next; the table's sector, the
+ * extended partition's EBRs and a partition without ext2/3/4 (6) are in
+ * no filesystem.
+ */
+Test(disks, a_disk_byte_names_the_ext_partition_holding_it)
+{
+	struct e2map_disk *d;
+	size_t ext = 0;
+
+	cr_assert_eq(e2map_disk_read(disk("mbr.img"), &d), 0, "%s",
+		     e2map_errmsg(NULL));
+	for (size_t i = 0; i < d->count; i++) {
+		const struct e2map_partition *p = &d->partitions[i];
+
+		if (!e2map_partition_is_ext(p)) {
+			cr_expect_null(e2map_disk_partition_at(d, p->start),
+				       "%u: %s", p->number, p->fstype);
+			continue;
+		}
+		ext++;
+		cr_expect_eq(e2map_disk_partition_at(d, p->start), p);
+		cr_expect_eq(e2map_disk_partition_at(d, p->start + p->size - 1), p);
+		cr_expect_neq(e2map_disk_partition_at(d, p->start + p->size), p);
+	}
+	cr_expect_eq(ext, 3);
+	cr_expect_null(e2map_disk_partition_at(d, 100));
+	cr_expect_null(e2map_disk_partition_at(d, d->size));
+	e2map_disk_free(d);
+}
+
 Test(disks, partition_numbers_that_name_no_filesystem_fail)
 {
 	fails("check", disk("mbr.img"), "4", "no partition 4 on this dos disk");

@@ -445,6 +445,26 @@ void e2map_disk_free(struct e2map_disk *d)
 	free(d);
 }
 
+int e2map_partition_is_ext(const struct e2map_partition *p)
+{
+	return !p->extended && (!strcmp(p->fstype, "ext2") ||
+				!strcmp(p->fstype, "ext3") ||
+				!strcmp(p->fstype, "ext4"));
+}
+
+const struct e2map_partition *e2map_disk_partition_at(const struct e2map_disk *d,
+						      uint64_t byte)
+{
+	for (size_t i = 0; i < d->count; i++) {
+		const struct e2map_partition *p = &d->partitions[i];
+
+		if (e2map_partition_is_ext(p) && byte >= p->start &&
+		    byte - p->start < p->size)
+			return p;
+	}
+	return NULL;
+}
+
 /* The ext2/3/4 partitions of D, their numbers as "1, 5, 6" into BUF. */
 static size_t ext_partitions(const struct e2map_disk *d, char *buf,
 			     size_t size, const struct e2map_partition **one)
@@ -455,8 +475,7 @@ static size_t ext_partitions(const struct e2map_disk *d, char *buf,
 	for (size_t i = 0; i < d->count; i++) {
 		const struct e2map_partition *p = &d->partitions[i];
 
-		if (strcmp(p->fstype, "ext2") && strcmp(p->fstype, "ext3") &&
-		    strcmp(p->fstype, "ext4"))
+		if (!e2map_partition_is_ext(p))
 			continue;
 		*one = p;
 		n++;

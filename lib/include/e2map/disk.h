@@ -62,6 +62,17 @@ struct e2map_disk {
 E2MAP_API int e2map_disk_read(const char *image, struct e2map_disk **out);
 /* NULL is a no-op. */
 E2MAP_API void e2map_disk_free(struct e2map_disk *d);
+/*
+ * Whether P holds an ext2/3/4 filesystem, one e2map opens with its
+ * number (libblkid's fstype; never an MBR extended partition).
+ */
+E2MAP_API int e2map_partition_is_ext(const struct e2map_partition *p);
+/*
+ * The ext2/3/4 partition of D that holds BYTE of the disk, or NULL: where
+ * a disk offset (an examiner's byte from a carving or a log) is answered.
+ */
+E2MAP_API const struct e2map_partition *
+e2map_disk_partition_at(const struct e2map_disk *d, uint64_t byte);
 
 #ifdef __cplusplus
 }
