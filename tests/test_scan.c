@@ -83,6 +83,7 @@ Test(scan, ext4_nohuge) { replay("ext4-nohuge"); }
 Test(scan, ext4_nohuge_1k) { replay("ext4-nohuge-1k"); }
 Test(scan, hash_neither_1k) { replay("hash-neither-1k"); }
 Test(scan, hash_signed_1k) { replay("hash-signed-1k"); }
+Test(scan, iflags_4k) { replay("iflags-4k"); }
 Test(scan, linear_1k) { replay("linear-1k"); }
 Test(scan, linear_nocsum_1k) { replay("linear-nocsum-1k"); }
 Test(scan, mount_bbitmap_in_itable) { replay("mount-bbitmap-in-itable"); }
@@ -111,7 +112,7 @@ static const char *const recorded[] = {
 	"ext4-deep", "ext4-ea_inode", "ext4-inline", "ext4-links",
 	"ext4-mixed", "ext4-names", "ext4-no64bit-nocsum", "ext4-noextents",
 	"ext4-nohuge", "ext4-nohuge-1k", "hash-neither-1k", "hash-signed-1k",
-	"linear-1k", "linear-nocsum-1k", "mount-bbitmap-in-itable",
+	"iflags-4k", "linear-1k", "linear-nocsum-1k", "mount-bbitmap-in-itable",
 	"mount-itable-moved", "readdir-1k", "readdir-nocsum-1k", "sample",
 	"special-1k", "times-4k", "times128-1k", "times-noextra-1k",
 	"zone-1k-flex", "zone-4k", "zone-bigalloc", "zone-ext3",

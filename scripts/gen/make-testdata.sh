@@ -19,6 +19,7 @@ out=${1:-$here/../../testdata}
 "$here/mkimages.sh" "$out"
 "$here/mkcorrupt.sh" "$out"
 "$here/mkspecial.sh" "$out"
+"$here/mkiflags.sh" "$out"
 "$here/mktimes.sh" "$out"	# scan's records only (record/scan.sh below)
 "$here/mkxattr.sh" "$out"	# xattrs only (record/xattr.sh below)
 RECORD=1 "$here/mkzone.sh" "$out"	# recorded there, with fewer goldens
