@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Running the e2map binary from a test: see cli_run.h. */
 #include "cli_run.h"
+#include "../cmd/cmd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,24 +18,48 @@ static FILE *scratch(void)
 	return tmpfile();
 }
 
-/* ARGV with stdout on OUT, stderr on ERR, stdin empty; exit status. */
-static int spawn(char **argv, int out, int err)
+bool cli_exec_due(unsigned *n, unsigned every)
 {
-	pid_t pid = fork();
-	int st;
+	const char *all = getenv("E2MAP_EXEC");
 
-	if (pid < 0)
-		return -2;
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDONLY);
+	return (all && *all == '1') || (*n)++ % every == 0;
+}
 
-		if (nul >= 0)
-			dup2(nul, 0);
-		dup2(out, 1);
-		dup2(err, 2);
+void cli_child(char *const argv[], int out, int err, bool exec)
+{
+	int nul = open("/dev/null", O_RDONLY), argc = 0, st;
+
+	if (nul >= 0)
+		dup2(nul, 0);
+	dup2(out, 1);
+	dup2(err, 2);
+	if (exec) {
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	while (argv[argc])
+		argc++;
+	st = cmd_main(argc, (char **)argv);
+	fflush(NULL);
+	_exit(st);
+}
+
+/* Of one test's runs, the first of every so many execs the binary. */
+#define CLI_EXEC_EVERY 16
+
+/* ARGV with stdout on OUT, stderr on ERR, stdin empty; exit status. */
+static int spawn(char **argv, int out, int err)
+{
+	static unsigned runs;
+	bool exec = cli_exec_due(&runs, CLI_EXEC_EVERY);
+	pid_t pid;
+	int st;
+
+	fflush(NULL);	/* else the child writes our buffered output again */
+	if ((pid = fork()) < 0)
+		return -2;
+	if (pid == 0)
+		cli_child(argv, out, err, exec);
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -2;

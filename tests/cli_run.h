@@ -6,6 +6,7 @@
 #ifndef E2MAP_TESTS_CLI_RUN_H
 #define E2MAP_TESTS_CLI_RUN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct cli_out {
@@ -16,10 +17,25 @@ struct cli_out {
 
 /*
  * Run $E2MAP with ARGS (NULL-terminated, without argv[0]); 0, or -1 when
- * E2MAP is not set or the run failed.
+ * E2MAP is not set or the run failed.  The first of every 16 runs of a
+ * test execs the binary; the others run the CLI linked into the test
+ * program (cmd_main) in a forked child: the same code without the exec,
+ * the dynamic loader and, sanitized, their 0.1 s start-up a run.
  */
 int cli_run(const char *const *args, struct cli_out *r);
 void cli_out_free(struct cli_out *r);
+
+/*
+ * Whether this run execs $E2MAP: the first of every EVERY counted in *N,
+ * or every run when E2MAP_EXEC=1 (a $E2MAP built from another tree).
+ */
+bool cli_exec_due(unsigned *n, unsigned every);
+
+/*
+ * In a forked child: stdin from /dev/null, stdout to OUT, stderr to ERR,
+ * then ARGV: exec'd when EXEC, else the linked CLI, as main() runs it.
+ */
+_Noreturn void cli_child(char *const argv[], int out, int err, bool exec);
 
 /*
  * Run $E2MAP as ARGV (with argv[0]) with stderr on a pseudo-terminal and

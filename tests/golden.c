@@ -28,37 +28,9 @@
 #include <linux/loop.h>
 
 #include "e2map.h"
-#include "../cmd/cmd.h"
+#include "cli_run.h"
 
 /* ---- golden replay ---- */
-
-/*
- * The child's side of run_capture: stdin from /dev/null, stdout and
- * stderr into the pipes, then the CLI.  EXEC runs the binary ARGV[0];
- * otherwise the CLI linked into this program runs here, as main() would
- * run it: the same code (make builds both from one tree) without the
- * exec, the dynamic loader and, under the sanitizers, their start-up,
- * which made the replay of every recorded line most of CI's time.
- */
-static _Noreturn void capture_child(char *const argv[], int out, int err,
-				    bool exec)
-{
-	int nul = open("/dev/null", O_RDONLY), argc = 0, st;
-
-	if (nul >= 0)
-		dup2(nul, 0);
-	dup2(out, 1);
-	dup2(err, 2);
-	if (exec) {
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	while (argv[argc])
-		argc++;
-	st = cmd_main(argc, (char **)argv);
-	fflush(NULL);
-	_exit(st);
-}
 
 /*
  * Run ARGV, stdout into OUT, stderr into ERRB; returns the exit status.
@@ -79,7 +51,7 @@ static int run_capture(char *const argv[], struct calls_buf *out,
 	if (pid == 0) {
 		close(po[0]);
 		close(pe[0]);
-		capture_child(argv, po[1], pe[1], exec);
+		cli_child(argv, po[1], pe[1], exec);
 	}
 	close(po[1]);
 	close(pe[1]);
@@ -152,9 +124,9 @@ static void report_bytes(struct calls_buf *r, const char *exp, size_t le,
 #define GOLDEN_MAXARGS 32
 
 /*
- * Every so many entries the binary itself runs, so that $E2MAP is held to
- * the recordings too (and, sanitized, LeakSanitizer checks it at exit);
- * E2MAP_EXEC=1 execs for every entry, as when $E2MAP is another build.
+ * The first of every so many entries execs $E2MAP itself, so that the
+ * binary is held to the recordings too (and, sanitized, LeakSanitizer
+ * checks it at exit); the others run the linked CLI (cli_child).
  */
 #define GOLDEN_EXEC_EVERY 64
 
@@ -288,7 +260,7 @@ int calls_golden_replay(const char *e2map, const char *image, const char *name,
 {
 	size_t pos = 0;
 	int lineno = 1, diffs = 0, entries = 0;
-	bool exec_all = getenv("E2MAP_EXEC") && *getenv("E2MAP_EXEC") == '1';
+	unsigned runs = 0;
 
 	while (pos < len) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
@@ -318,7 +290,7 @@ int calls_golden_replay(const char *e2map, const char *image, const char *name,
 		}
 		r = golden_entry(e2map, image, name, lineno, hdr, &e, report,
 				 diffs < max_report,
-				 entries % GOLDEN_EXEC_EVERY == 0 || exec_all);
+				 cli_exec_due(&runs, GOLDEN_EXEC_EVERY));
 		if (r < 0)
 			goto bad;
 		diffs += r;
