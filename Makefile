@@ -150,11 +150,10 @@ $(E2MAP): $(CMD_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(LIBA) $(LIB_LIBS) $(JANSSON_LIBS) $(ARCHIVE_LIBS) $(FUSE_LIBS)
 
-
-# The runner holds the whole CLI but its main() (cmd/e2map.c): the parser's
-# tests call parse.c directly, and tests/golden.c runs a recorded command
-# line in a forked child rather than exec'ing the binary (so does the
-# probe, for scripts/check/kernel.sh).
+# The runner and the probe hold the whole CLI but its main() (cmd/e2map.c):
+# the parser's tests call parse.c directly, and tests/cli_run.c runs most
+# command lines (the recorded ones of tests/golden.c too, for the probe in
+# scripts/check/kernel.sh) in a forked child rather than exec'ing the binary.
 CMD_RUNNER_OBJS := $(filter-out $(OBJ)/cmd/e2map.o,$(CMD_OBJS))
 $(RUNNER): $(TEST_OBJS) $(TESTLIB_OBJS) $(CMD_RUNNER_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
@@ -278,8 +277,8 @@ clean:
 FUZZ_SAN := address,undefined
 FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -fno-sanitize-recover=undefined \
 	$(EXT2_CFLAGS) $(ALL_LAYERS_INC)
-FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/tests/fuzz/obj/%.o)
-$(BUILD)/tests/fuzz/obj/%.o: %.c $(LIB_HDRS)
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/fuzz/%.o)
+$(OBJ)/fuzz/%.o: %.c $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c -o $@ $<
 FUZZ_LINK = clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN)

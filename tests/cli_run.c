@@ -18,11 +18,11 @@ static FILE *scratch(void)
 	return tmpfile();
 }
 
-bool cli_exec_due(unsigned *n, unsigned every)
+bool cli_exec_due(unsigned n, unsigned every)
 {
 	const char *all = getenv("E2MAP_EXEC");
 
-	return (all && *all == '1') || (*n)++ % every == 0;
+	return (all && *all == '1') || n % every == 0;
 }
 
 void cli_child(char *const argv[], int out, int err, bool exec)
@@ -51,7 +51,7 @@ void cli_child(char *const argv[], int out, int err, bool exec)
 static int spawn(char **argv, int out, int err)
 {
 	static unsigned runs;
-	bool exec = cli_exec_due(&runs, CLI_EXEC_EVERY);
+	bool exec = cli_exec_due(runs++, CLI_EXEC_EVERY);
 	pid_t pid;
 	int st;
 

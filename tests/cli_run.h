@@ -26,10 +26,10 @@ int cli_run(const char *const *args, struct cli_out *r);
 void cli_out_free(struct cli_out *r);
 
 /*
- * Whether this run execs $E2MAP: the first of every EVERY counted in *N,
- * or every run when E2MAP_EXEC=1 (a $E2MAP built from another tree).
+ * Whether run N (from 0) execs $E2MAP: the first of every EVERY, or every
+ * run when E2MAP_EXEC=1 (a $E2MAP built from another tree).
  */
-bool cli_exec_due(unsigned *n, unsigned every);
+bool cli_exec_due(unsigned n, unsigned every);
 
 /*
  * In a forked child: stdin from /dev/null, stdout to OUT, stderr to ERR,

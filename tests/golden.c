@@ -260,7 +260,6 @@ int calls_golden_replay(const char *e2map, const char *image, const char *name,
 {
 	size_t pos = 0;
 	int lineno = 1, diffs = 0, entries = 0;
-	unsigned runs = 0;
 
 	while (pos < len) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
@@ -290,7 +289,7 @@ int calls_golden_replay(const char *e2map, const char *image, const char *name,
 		}
 		r = golden_entry(e2map, image, name, lineno, hdr, &e, report,
 				 diffs < max_report,
-				 cli_exec_due(&runs, GOLDEN_EXEC_EVERY));
+				 cli_exec_due((unsigned)entries, GOLDEN_EXEC_EVERY));
 		if (r < 0)
 			goto bad;
 		diffs += r;
