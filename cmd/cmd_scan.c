@@ -24,13 +24,23 @@ struct scan_opts {
 	struct frag *slots;	/* --top's, made before the image is opened */
 };
 
-/* The current inode's names, borrowed from the path table into one pool. */
+/* A name whose lstat fails otherwise than its inode's record: offsets
+ * of its path and reason in the names' pool, and its errno. */
+struct stray {
+	size_t off, len, why;
+	int err;
+};
+
+/* The current inode's names, copied from the path table into one pool. */
 struct names {
 	char *pool;
 	size_t used, cap;
 	const char **path;
 	size_t *off, *len;
 	size_t n, ncap;
+	int rec_err;		/* the record's: names answering otherwise */
+	struct stray *stray;	/* are records of their own */
+	size_t nstray, scap;
 };
 
 struct frag {
@@ -62,47 +72,81 @@ struct scan_run {
 	struct cmd_progress progress;
 };
 
-static int add_name(const char *path, size_t len, void *payload)
+/* LEN + 1 bytes more in the pool: the offset where they go, or -1. */
+static long pool_take(struct names *nm, size_t len)
 {
-	struct names *nm = payload;
+	size_t at = nm->used;
 
 	if (nm->used + len + 1 > nm->cap) {
 		size_t cap = 2 * (nm->used + len + 1);
 		char *p = realloc(nm->pool, cap);
 
 		if (!p)
-			return -ENOMEM;
+			return -1;
 		nm->pool = p;
 		nm->cap = cap;
 	}
-	if (nm->n == nm->ncap) {
-		size_t cap = nm->ncap ? 2 * nm->ncap : 8;
-		size_t *off = realloc(nm->off, cap * sizeof(*off));
-		size_t *l = off ? realloc(nm->len, cap * sizeof(*l)) : NULL;
-
-		if (off)
-			nm->off = off;
-		if (!l)
-			return -ENOMEM;
-		nm->len = l;
-		nm->ncap = cap;
-	}
-	memcpy(nm->pool + nm->used, path, len + 1);
-	nm->off[nm->n] = nm->used;
-	nm->len[nm->n++] = len;
 	nm->used += len + 1;
+	return (long)at;
+}
+
+static int grow(void *v, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	if (!(p = realloc(*(void **)v, (*cap = *cap ? 2 * *cap : 8) * size)))
+		return -ENOMEM;
+	*(void **)v = p;
+	return 0;
+}
+
+static int add_stray(struct names *nm, size_t at, size_t len, int err,
+		     const char *why)
+{
+	size_t wlen = strlen(why);
+	long wat;
+
+	if (grow(&nm->stray, &nm->scap, nm->nstray, sizeof(*nm->stray)) < 0 ||
+	    (wat = pool_take(nm, wlen)) < 0)
+		return -ENOMEM;
+	memcpy(nm->pool + wat, why, wlen + 1);
+	nm->stray[nm->nstray++] = (struct stray){ at, len, (size_t)wat, err };
+	return 0;
+}
+
+static int add_name(const char *path, size_t len, int err, const char *why,
+		    void *payload)
+{
+	struct names *nm = payload;
+	size_t ncap = nm->ncap;
+	long at;
+
+	if ((at = pool_take(nm, len)) < 0)
+		return -ENOMEM;
+	memcpy(nm->pool + at, path, len + 1);
+	if (err && err != nm->rec_err)
+		return add_stray(nm, (size_t)at, len, err, why);
+	if (grow(&nm->off, &ncap, nm->n, sizeof(*nm->off)) < 0 ||
+	    grow(&nm->len, &nm->ncap, nm->n, sizeof(*nm->len)) < 0)
+		return -ENOMEM;
+	nm->off[nm->n] = (size_t)at;
+	nm->len[nm->n++] = len;
 	return 0;
 }
 
 /* The pool may have moved while it filled: pointers only once it is full. */
-static int collect_names(struct scan_run *run, uint64_t ino)
+static int collect_names(struct scan_run *run, uint64_t ino, int rec_err)
 {
 	struct names *nm = &run->names;
 	const char **p;
 	int err;
 
-	nm->used = nm->n = 0;
-	if ((err = e2map_paths_foreach(run->paths, ino, add_name, nm)) < 0)
+	nm->used = nm->n = nm->nstray = 0;
+	nm->rec_err = rec_err;
+	if ((err = e2map_paths_foreach_lstat(run->paths, ino, add_name,
+					     nm)) < 0)
 		return err;
 	if (!nm->n)
 		return 0;
@@ -114,19 +158,24 @@ static int collect_names(struct scan_run *run, uint64_t ino)
 	return 0;
 }
 
+/* A name under PATH, a directory. */
+static bool below(const struct scan_run *run, const char *path, size_t len)
+{
+	size_t n = run->under_len;
+
+	return run->under_dir && len > n && !memcmp(path, run->under, n) &&
+	       (n == 1 || path[n] == '/');
+}
+
 /* PATH itself, or, for a directory, a name below it. */
 static bool selected(const struct scan_run *run, const struct e2map_record *r)
 {
 	const struct names *nm = &run->names;
-	size_t n = run->under_len;
 
 	if (!run->under_ino || r->ino == run->under_ino)
 		return true;
-	if (!run->under_dir)
-		return false;
 	for (size_t i = 0; i < nm->n; i++)
-		if (nm->len[i] > n && !memcmp(nm->path[i], run->under, n) &&
-		    (n == 1 || nm->path[i][n] == '/'))
+		if (below(run, nm->path[i], nm->len[i]))
 			return true;
 	return false;
 }
@@ -183,6 +232,44 @@ static void add_totals(struct totals *t, const struct e2map_record *r,
 	t->past_eof += r->past_eof;
 }
 
+/* 0, or -EIO where stdout failed (jsonl): the scan stops there. */
+static int print_item(struct scan_run *run, const struct scan_item *it)
+{
+	int err = scan_print_item(run->fmt, run->m, it);
+
+	if (err < 0)
+		run->out_err = err;
+	return err == -EIO ? err : 0;
+}
+
+/*
+ * A name of INO whose lstat fails on its own (the htree probe misses it,
+ * a directory above it, another encryption policy, an EA inode) or
+ * otherwise than INO's record: a failed record of its own, as the
+ * mount's readdir lists the name and its lstat fails.
+ */
+static int print_strays(struct scan_run *run, uint64_t ino)
+{
+	const struct names *nm = &run->names;
+	int err = 0;
+
+	for (size_t i = 0; i < nm->nstray && !err; i++) {
+		const struct stray *s = &nm->stray[i];
+		const char *path = nm->pool + s->off;
+		struct e2map_record r = E2MAP_RECORD_INIT;
+
+		if (run->under_ino && !below(run, path, s->len))
+			continue;
+		r.ino = ino;
+		r.err = s->err;
+		r.st.version = E2MAP_STAT_VERSION;
+		run->t.errors++;	/* a name, not an inode */
+		err = print_item(run, &(struct scan_item){ &r, &path, &s->len,
+				 1, nm->pool + s->why });
+	}
+	return err;
+}
+
 static int on_record(const struct e2map_record *r, const char *why,
 		     void *payload)
 {
@@ -196,18 +283,18 @@ static int on_record(const struct e2map_record *r, const char *why,
 	if (*why)
 		snprintf(detail, sizeof(detail), "%s", why);
 	cmd_progress_add(&run->progress, 1, 0);
-	if ((err = collect_names(run, r->ino)) < 0)
+	if ((err = collect_names(run, r->ino, r->err)) < 0)
 		return err;
-	if (!selected(run, r))
-		return 0;
-	add_totals(&run->t, r, run->names.n);
-	if ((err = keep_top(run, r)) < 0)
-		return err;
-	it = (struct scan_item){ r, run->names.path, run->names.len,
-				 run->names.n, detail };
-	if ((err = scan_print_item(run->fmt, run->m, &it)) < 0)
-		run->out_err = err;
-	return err == -EIO ? err : 0;
+	if (selected(run, r)) {
+		add_totals(&run->t, r, run->names.n);
+		if ((err = keep_top(run, r)) < 0)
+			return err;
+		it = (struct scan_item){ r, run->names.path, run->names.len,
+					 run->names.n, detail };
+		if ((err = print_item(run, &it)) < 0)
+			return err;
+	}
+	return print_strays(run, r->ino);
 }
 
 /*
@@ -289,7 +376,7 @@ static int resolve_under(struct scan_run *run, const char *image,
 		return cmd_fail_file("scan", image, path, err, run->m);
 	run->under_ino = st.ino;
 	run->under_dir = S_ISDIR(st.mode);
-	if ((err = collect_names(run, st.ino)) < 0)
+	if ((err = collect_names(run, st.ino, 0)) < 0)
 		return cmd_fail("scan", err, NULL);
 	if (run->under_dir && run->names.n &&
 	    !(run->under = strndup(run->names.path[0], run->names.len[0])))
@@ -425,6 +512,7 @@ static void run_free(struct scan_run *run)
 	free(run->names.path);
 	free(run->names.off);
 	free(run->names.len);
+	free(run->names.stray);
 	e2map_paths_free(run->paths);
 }
 

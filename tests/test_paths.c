@@ -10,6 +10,7 @@
 #include <e2map.h>
 
 #include <errno.h>
+#include <glob.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 
 #include "calls.h"
 #include "fixture.h"
+#include "scan_rec.h"
 
 static char *img;
 static e2map_t *m;
@@ -362,4 +364,149 @@ Test(paths, damaged_directory_block_is_skipped)
 	expect_paths(p, "/links", (const char *const[]){ "/links", NULL },
 		     NULL);
 	e2map_paths_free(p);
+}
+
+/* ---- lstat of every name, against the mount's (the corpus) ---- */
+
+struct named_path {
+	char *path;
+	int err;		/* positive errno, 0: lstat works */
+};
+
+struct named_paths {
+	struct named_path *v;
+	size_t n, cap;
+};
+
+static int keep_named(const char *path, size_t len, int err,
+		      const char *detail, void *payload)
+{
+	struct named_paths *np = payload;
+
+	cr_assert(!err == !*detail, "%s: errno %d, reason '%s'", path, err,
+		  detail);
+	if (np->n == np->cap)
+		cr_assert((np->v = realloc(np->v, (np->cap = np->cap * 2 + 64) *
+					   sizeof(*np->v))));
+	np->v[np->n++] = (struct named_path){ strndup(path, len), -err };
+	return 0;
+}
+
+static int by_named_path(const void *a, const void *b)
+{
+	return strcmp(((const struct named_path *)a)->path,
+		      ((const struct named_path *)b)->path);
+}
+
+static const struct named_path *named_find(const struct named_paths *np,
+					   const char *path)
+{
+	struct named_path key = { (char *)path, 0 };
+
+	return bsearch(&key, np->v, np->n, sizeof(*np->v), by_named_path);
+}
+
+/* Every name in IMG's table, with its lstat answer, sorted by path. */
+static void all_named(const e2map_paths_t *p, struct named_paths *np)
+{
+	struct e2map_statfs sf = E2MAP_STATFS_INIT;
+
+	cr_assert_eq(e2map_statfs(m, &sf), 0);
+	for (uint64_t ino = 1; ino <= sf.files; ino++)
+		cr_assert_eq(e2map_paths_foreach_lstat(p, ino, keep_named,
+						       np), 0);
+	if (np->n)
+		qsort(np->v, np->n, sizeof(*np->v), by_named_path);
+}
+
+/* The names of image NAME (its .scan recording, under DIR of testdata):
+ * each name lstat reached on the mount works, each that failed fails
+ * with its errno. */
+static int compare_lstat(const char *dir, const char *name, const char *src)
+{
+	struct named_paths np = { 0 };
+	struct scan_kernel k;
+	e2map_paths_t *p;
+	char file[4096];
+	int bad = 0;
+
+	snprintf(file, sizeof(file), "%s%s/%s.scan", fixture_testdata(), dir,
+		 name);
+	if (scan_kernel_load(file, &k) < 0)
+		return 0;	/* the kernel did not mount it */
+	img = fixture_decompress(src);
+	cr_assert(img && e2map_open(img, NULL, &m) == 0, "%s", name);
+	cr_assert_eq(e2map_paths_build(m, &p), 0, "%s", e2map_errmsg(m));
+	all_named(p, &np);
+	for (size_t i = 0; i < k.np + k.nfail; i++) {
+		bool fail = i >= k.np;
+		const char *path = fail ? k.fail[i - k.np].path : k.p[i].path;
+		int want = fail ? k.fail[i - k.np].err : 0;
+		const struct named_path *got = named_find(&np, path);
+
+		if (fail && k.fail[i - k.np].dir)
+			continue;	/* getdents failed, not lstat */
+		if (!got || got->err != want)
+			cr_log_error("%s: %s: %s, the mount's %s", name, path,
+				     got ? result_name(-got->err) : "no name",
+				     result_name(-want)), bad++;
+	}
+	for (size_t i = 0; i < np.n; i++)
+		free(np.v[i].path);
+	free(np.v);
+	e2map_paths_free(p);
+	scan_kernel_free(&k);
+	cleanup();
+	return bad;
+}
+
+/*
+ * The lookup of each name as lstat(2) on the mount answers it, on every
+ * corpus image the kernel mounted: a damaged htree that misses a name
+ * (f_h_badroot: ENOENT), a directory named below itself (f_baddir:
+ * ELOOP), encryption policies that differ (f_bad_encryption: EPERM),
+ * inodes that fail (f_bad_inode_csum: EBADMSG).
+ */
+Test(paths, every_name_answers_lstat_as_the_mount, .timeout = 900)
+{
+	char **srcs;
+	int n = fixture_corpus_list(&srcs), bad = 0;
+
+	cr_assert_geq(n, 113, "only %d corpus images found", n);
+	for (int i = 0; i < n; i++) {
+		const char *base = strrchr(srcs[i], '/') + 1;
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."),
+			 base);
+		bad += compare_lstat("/corpus", name, srcs[i]);
+	}
+	fixture_corpus_free(srcs, n);
+	cr_expect_eq(bad, 0, "%d names answer otherwise than on the mount",
+		     bad);
+}
+
+/* The same on every testdata image with a scan recording. */
+Test(paths, every_name_answers_lstat_as_the_mount_testdata, .timeout = 900)
+{
+	char pattern[4096], src[4096];
+	glob_t g;
+	int bad = 0;
+
+	snprintf(pattern, sizeof(pattern), "%s/*.scan.gz", fixture_testdata());
+	cr_assert_eq(glob(pattern, 0, NULL, &g), 0, "no %s", pattern);
+	cr_assert_geq(g.gl_pathc, 40);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(strlen(base) - strlen(".scan.gz")), base);
+		snprintf(src, sizeof(src), "%s/%s.img.gz", fixture_testdata(),
+			 name);
+		bad += compare_lstat("", name, src);
+	}
+	globfree(&g);
+	cr_expect_eq(bad, 0, "%d names answer otherwise than on the mount",
+		     bad);
 }

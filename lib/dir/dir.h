@@ -56,9 +56,14 @@ int e2map__dir_list_linear(e2map_file_t *dir, e2map__dirent_cb cb,
 			   void *payload);
 
 /* lookup.c, for tree walks: NAME in the open DIR, whose ancestors from
- * the root are CHAIN[0..N), checked as lstat(2) of DIR/NAME */
+ * the root are CHAIN[0..N), checked as lstat(2) of DIR/NAME; or in two
+ * halves, the entry's inode number found, then what it names checked */
 int e2map__lookup_child(e2map_file_t *dir, const ext2_ino_t *chain, size_t n,
 			const struct e2map_name *name, e2map_file_t **out);
+int e2map__find_child(e2map_file_t *dir, const struct e2map_name *name,
+		      uint32_t *ino);
+int e2map__check_child(e2map_file_t *dir, const ext2_ino_t *chain, size_t n,
+		       uint32_t ino, e2map_file_t **out);
 
 /* dcache.c: 1 and *INO, 0 (no such name), or -EAGAIN: search the directory */
 int e2map__dcache_find(e2map_file_t *dir, const struct e2map_name *n,

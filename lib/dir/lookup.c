@@ -156,24 +156,42 @@ static int lookup_one(struct walk *w, const struct e2map_name *name,
 }
 
 /*
- * For tree walks: ext4_lookup of NAME in the open directory DIR, whose
- * ancestors from the root are CHAIN[0..N) (DIR itself last), as lstat(2)
- * of DIR/NAME reaches it: *OUT is the child, checked.
+ * For tree walks, ext4_lookup of NAME in the open directory DIR, whose
+ * ancestors from the root are CHAIN[0..N) (DIR itself last), in two
+ * halves: the entry the search finds (*INO), then the checks on what it
+ * names, as lstat(2) of DIR/NAME reaches it (*OUT, the child).
  */
-int e2map__lookup_child(e2map_file_t *dir, const ext2_ino_t *chain, size_t n,
-			const struct e2map_name *name, e2map_file_t **out)
+int e2map__find_child(e2map_file_t *dir, const struct e2map_name *name,
+		      uint32_t *ino)
+{
+	unsigned char disk[256];
+	struct e2map_name nm = *name;
+	int err;
+
+	if ((err = crypt_name(dir, &nm, disk)) == 0)
+		err = find_entry(dir, &nm, ino);
+	return err;
+}
+
+int e2map__check_child(e2map_file_t *dir, const ext2_ino_t *chain, size_t n,
+		       uint32_t ino, e2map_file_t **out)
 {
 	struct walk w = { dir->m, (ext2_ino_t *)chain, n, n, 0, false, 0,
 			  dir };
-	unsigned char disk[256];
-	struct e2map_name nm = *name;
+
+	*out = NULL;
+	return lookup_child(&w, dir, ino, out);
+}
+
+int e2map__lookup_child(e2map_file_t *dir, const ext2_ino_t *chain, size_t n,
+			const struct e2map_name *name, e2map_file_t **out)
+{
 	uint32_t ino;
 	int err;
 
 	*out = NULL;
-	if ((err = crypt_name(dir, &nm, disk)) == 0 &&
-	    (err = find_entry(dir, &nm, &ino)) == 0)
-		err = lookup_child(&w, dir, ino, out);
+	if ((err = e2map__find_child(dir, name, &ino)) == 0)
+		err = e2map__check_child(dir, chain, n, ino, out);
 	return err;
 }
 

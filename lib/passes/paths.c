@@ -2,9 +2,11 @@
 /*
  * The path table: every name of every inode, from one breadth-first pass
  * over the directories reachable from the root, each directory read once
- * as ext4_readdir reads it (e2map_file_readdir).  A record per name: the inode,
- * the record of the directory holding the name, and the name in a pool;
- * paths are rebuilt by climbing the records, and an index sorted by inode
+ * as ext4_readdir reads it (e2map_file_readdir), and each name looked up
+ * as lstat(2) of it would look it up, for what readdir lists and lookup
+ * refuses.  A record per name: the inode, the record of the directory
+ * holding the name, the name in a pool, and the lookup's errno; paths
+ * are rebuilt by climbing the records, and an index sorted by inode
  * number finds an inode's names.
  */
 #include "passes.h"
@@ -22,6 +24,13 @@ struct name_rec {
 	uint32_t name_off;	/* into the pool */
 	uint16_t depth;		/* components below the root */
 	uint8_t name_len;
+	uint8_t err;		/* lstat's errno, positive; 0: it works */
+};
+
+/* Why a name's lookup failed: rare, so kept beside the records. */
+struct why {
+	uint32_t rec;
+	char *msg;
 };
 
 /* The by-inode index: records of each inode, in record (BFS) order. */
@@ -36,6 +45,8 @@ struct e2map_paths {
 	char *pool;
 	size_t pool_used, pool_cap;
 	struct by_ino *index;
+	struct why *why;	/* sorted by record once built */
+	size_t nwhy, why_cap;
 };
 
 /* Directories in use, from the inode tables, each walked at most once. */
@@ -66,7 +77,7 @@ static int add_name(e2map_paths_t *p, uint32_t ino, uint32_t parent,
 		return err;
 	memcpy(p->pool + p->pool_used, n->s, n->len);
 	p->v[p->n++] = (struct name_rec){ ino, parent, (uint32_t)p->pool_used,
-					  depth, (uint8_t)n->len };
+					  depth, (uint8_t)n->len, 0 };
 	p->pool_used += n->len;
 	return 0;
 }
@@ -114,80 +125,123 @@ static int on_entry(uint32_t ino, const struct e2map_name *n, void *payload)
 /* A name getdents gives, but "." and "..": the tree is walked downward. */
 static int on_dirent(const struct e2map_dirent *de, void *payload)
 {
-	struct e2map_name n = { de->name, (unsigned)de->len };
+	struct e2map_name n = { .s = de->name, .len = (unsigned)de->len };
 
 	if (e2map__is_dot(de->name, de->len))
 		return 0;
 	return on_entry((uint32_t)de->ino, &n, payload);
 }
 
-/* FNV-1a of a name: the key of the twin check below. */
-static uint64_t name_hash(const char *s, unsigned len)
+/* The directories from the root down to record REC's, REC's last. */
+static ext2_ino_t *chain_of(const e2map_paths_t *p, uint32_t rec, size_t *n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t k = (size_t)p->v[rec].depth + 1;
+	ext2_ino_t *chain = malloc(k * sizeof(*chain));
+	uint32_t r = rec;
 
-	while (len--)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
-	return h;
+	if (!chain)
+		return NULL;
+	*n = k;
+	while (k)
+		chain[--k] = p->v[r].ino, r = p->v[r].parent;
+	return chain;
 }
 
-static bool same_name(const e2map_paths_t *p, size_t a, size_t b)
+static int keep_why(e2map_paths_t *p, uint32_t rec, const char *msg)
 {
-	return p->v[a].name_len == p->v[b].name_len &&
-	       !memcmp(p->pool + p->v[a].name_off, p->pool + p->v[b].name_off,
-		       p->v[a].name_len);
-}
+	char *s;
+	int err;
 
-/* Both records of a name DIR holds twice stand for what lookup finds. */
-static void resolve_twin(e2map_t *m, e2map_paths_t *p, uint32_t dir,
-			 size_t a, size_t b)
-{
-	uint64_t ino;
-
-	if (e2map_inode_lookup(m, dir, p->pool + p->v[a].name_off,
-			       p->v[a].name_len, &ino) == 0)
-		p->v[a].ino = p->v[b].ino = (uint32_t)ino;
-}
-
-/*
- * A directory listing one name twice (a damaged image: corpus f_dup_de,
- * f_dup_de_crypt): lstat of the name on the mount reaches one inode,
- * the entry the kernel's search meets first, so every listing of it
- * names that inode, as the mount's stat of each readdir name shows.
- * Records [FIRST, p->n) are directory DIR's; one pass, a hash table.
- */
-static int resolve_twins(e2map_t *m, e2map_paths_t *p, uint32_t dir,
-			 size_t first)
-{
-	size_t n = p->n - first, cap = 4, i, h;
-	uint32_t *slot;
-
-	if (n < 2)
-		return 0;
-	while (cap < 2 * n)
-		cap *= 2;
-	if (!(slot = calloc(cap, sizeof(*slot))))
+	if ((err = e2map__grow((void **)&p->why, &p->why_cap, p->nwhy + 1,
+			       sizeof(*p->why))) < 0)
+		return err;
+	if (!(s = strdup(msg)))
 		return -ENOMEM;
-	for (i = first; i < p->n; i++) {
-		h = name_hash(p->pool + p->v[i].name_off, p->v[i].name_len);
-		for (h &= cap - 1; slot[h]; h = (h + 1) & (cap - 1))
-			if (same_name(p, slot[h] - 1, i)) {
-				resolve_twin(m, p, dir, slot[h] - 1, i);
-				break;
-			}
-		if (!slot[h])
-			slot[h] = (uint32_t)i + 1;
-	}
-	free(slot);
+	p->why[p->nwhy++] = (struct why){ rec, s };
 	return 0;
 }
 
+/* Record REC's lookup failed with ERR: kept, with its reason. */
+static int failed(e2map_paths_t *p, e2map_t *m, uint32_t rec, int err)
+{
+	if (err == -ENOMEM)
+		return err;
+	p->v[rec].err = (uint8_t)(-err < 256 ? -err : EIO);
+	return keep_why(p, rec, e2map_errmsg(m));
+}
+
+/* The first half of lstat of record REC's name: the entry the kernel's
+ * search finds in DIR, whose inode a twin of a damaged directory's name
+ * stands for too; the htree probe may miss it (ENOENT). */
+static int find(e2map_paths_t *p, e2map_file_t *dir, uint32_t rec)
+{
+	struct e2map_name name = { .s = p->pool + p->v[rec].name_off,
+				   .len = p->v[rec].name_len };
+	uint32_t ino;
+	int err;
+
+	if ((err = e2map__find_child(dir, &name, &ino)) < 0)
+		return failed(p, dir->m, rec, err);
+	p->v[rec].ino = ino;
+	return 0;
+}
+
+/* The second half: what the entry names, as ext4_lookup checks it (an
+ * ancestor: ELOOP; another encryption policy: EPERM; an EA inode or any
+ * inode __ext4_iget refuses), then its stat (an encrypted symlink whose
+ * no-key target cannot be made). */
+static int check(e2map_paths_t *p, e2map_file_t *dir,
+		 const ext2_ino_t *chain, size_t n, uint32_t rec)
+{
+	struct e2map_stat st = E2MAP_STAT_INIT;
+	e2map_file_t *child;
+	int err;
+
+	if (p->v[rec].err)
+		return 0;
+	if ((err = e2map__check_child(dir, chain, n, p->v[rec].ino,
+				      &child)) == 0) {
+		err = e2map_file_stat(child, &st);
+		e2map_file_close(child);
+	}
+	return err < 0 ? failed(p, dir->m, rec, err) : 0;
+}
+
+static int cmp_rec_ino(const void *a, const void *b, void *payload);
+
 /*
- * Record REC names a directory not yet walked: list its names, as the
- * kernel's getdents lists them (e2map_file_readdir: hash order in an
- * htree, no-key names in an encrypted directory, the entries before a
- * failure, none where a failing __ext4_iget keeps it from being opened).
+ * lstat of records [FIRST, p->n), DIR's names: the entries found in
+ * listing order, as the directory's blocks lie, then checked in inode
+ * order, so the inode table is read ascending, each block once.
  */
+static int look_up_all(e2map_paths_t *p, e2map_file_t *dir, uint32_t rec,
+		       size_t first)
+{
+	size_t k = p->n - first, n, i;
+	ext2_ino_t *chain;
+	uint32_t *order;
+	int err = 0;
+
+	if (!k)
+		return 0;
+	chain = chain_of(p, rec, &n);
+	if (!chain || !(order = malloc(k * sizeof(*order)))) {
+		free(chain);
+		return -ENOMEM;
+	}
+	for (i = 0; i < k && err >= 0; i++) {
+		order[i] = (uint32_t)(first + i);
+		err = find(p, dir, order[i]);
+	}
+	if (err >= 0)
+		qsort_r(order, k, sizeof(*order), cmp_rec_ino, p->v);
+	for (i = 0; i < k && err >= 0; i++)
+		err = check(p, dir, chain, n, order[i]);
+	free(order);
+	free(chain);
+	return err;
+}
+
 static int walk_dir(e2map_t *m, e2map_paths_t *p, uint32_t rec)
 {
 	struct walk w = { p, rec, (uint16_t)(p->v[rec].depth + 1) };
@@ -199,12 +253,12 @@ static int walk_dir(e2map_t *m, e2map_paths_t *p, uint32_t rec)
 		return 0;
 	err = LINUX_S_ISDIR(f->inode->i_mode) ?
 	      e2map_file_readdir(f, on_dirent, &w) : 0;
-	e2map_file_close(f);
 	/* The directory's own failure is getdents' (its names stop there);
 	 * only the walk's own trouble ends the table. */
-	if (err == -ENOMEM || err == -EFBIG)
-		return err;
-	return resolve_twins(m, p, p->v[rec].ino, first);
+	if (err != -ENOMEM && err != -EFBIG)
+		err = look_up_all(p, f, rec, first);
+	e2map_file_close(f);
+	return err < 0 ? err : 0;
 }
 
 static int cmp_by_ino(const void *a, const void *b)
@@ -216,8 +270,19 @@ static int cmp_by_ino(const void *a, const void *b)
 	return x->rec < y->rec ? -1 : x->rec > y->rec;
 }
 
+static int cmp_why(const void *a, const void *b)
+{
+	uint32_t x = ((const struct why *)a)->rec;
+	uint32_t y = ((const struct why *)b)->rec;
+
+	return x < y ? -1 : x > y;
+}
+
+/* By inode, and the reasons by record (found in inode order). */
 static int build_index(e2map_paths_t *p)
 {
+	if (p->nwhy)
+		qsort(p->why, p->nwhy, sizeof(*p->why), cmp_why);
 	if (!(p->index = malloc((p->n ? p->n : 1) * sizeof(*p->index))))
 		return -ENOMEM;
 	for (size_t i = 0; i < p->n; i++)
@@ -250,8 +315,9 @@ static int walk_level(e2map_t *m, e2map_paths_t *p, struct dirset *d,
 
 	if (!dirs)
 		return -ENOMEM;
+	/* A name lstat fails on cannot be opened to be listed. */
 	for (i = start; i < end; i++)
-		if (dir_slot(d, p->v[i].ino) >= 0)
+		if (!p->v[i].err && dir_slot(d, p->v[i].ino) >= 0)
 			dirs[n++] = (uint32_t)i;
 	qsort_r(dirs, n, sizeof(*dirs), cmp_rec_ino, p->v);
 	for (i = 0; i < n && err >= 0; i++) {
@@ -273,7 +339,7 @@ static int walk_level(e2map_t *m, e2map_paths_t *p, struct dirset *d,
  */
 static int walk_all(e2map_t *m, e2map_paths_t *p, struct dirset *d)
 {
-	const struct e2map_name root = { "", 0 };
+	const struct e2map_name root = { .s = "", .len = 0 };
 	size_t start = 0, end;
 	int err;
 
@@ -321,6 +387,9 @@ void e2map_paths_free(e2map_paths_t *p)
 	free(p->v);
 	free(p->pool);
 	free(p->index);
+	for (size_t i = 0; i < p->nwhy; i++)
+		free(p->why[i].msg);
+	free(p->why);
 	free(p);
 }
 
@@ -351,18 +420,45 @@ static void path_fill(const e2map_paths_t *p, uint32_t rec, char *s,
 	}
 }
 
+/* The reason record REC's lookup failed ("" if none was kept). */
+static const char *why_of(const e2map_paths_t *p, uint32_t rec)
+{
+	size_t lo = 0, hi = p->nwhy;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->why[mid].rec == rec)
+			return p->why[mid].msg;
+		if (p->why[mid].rec < rec)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return "";
+}
+
+/* One of the two callbacks, as the caller asked. */
+struct each {
+	e2map_path_cb cb;
+	e2map_path_lstat_cb lstat_cb;
+	void *payload;
+};
+
 /* CB with the path of record REC: on the stack unless it is long. */
-static int path_cb(const e2map_paths_t *p, uint32_t rec, e2map_path_cb cb,
-		   void *payload)
+static int path_cb(const e2map_paths_t *p, uint32_t rec,
+		   const struct each *e)
 {
 	char small[1024], *s = small;
 	size_t len = path_len(p, rec);
-	int err;
+	int err, lerr = -(int)p->v[rec].err;
 
 	if (len >= sizeof(small) && !(s = malloc(len + 1)))
 		return -ENOMEM;
 	path_fill(p, rec, s, len);
-	err = cb(s, len, payload);
+	err = e->cb ? e->cb(s, len, e->payload) :
+	      e->lstat_cb(s, len, lerr, lerr ? why_of(p, rec) : "",
+			  e->payload);
 	if (s != small)
 		free(s);
 	return err;
@@ -391,16 +487,30 @@ uint64_t e2map__paths_next(const e2map_paths_t *p, uint64_t after)
 	return i < p->n ? p->index[i].ino : 0;
 }
 
-int e2map_paths_foreach(const e2map_paths_t *p, uint64_t ino, e2map_path_cb cb,
-			void *payload)
+static int each_path(const e2map_paths_t *p, uint64_t ino,
+		     const struct each *e)
 {
 	size_t lo;
 	int err = 0;
 
-	if (!p || !cb)
-		return -EINVAL;
 	lo = index_from(p, ino);
 	for (; lo < p->n && p->index[lo].ino == ino && !err; lo++)
-		err = path_cb(p, p->index[lo].rec, cb, payload);
+		err = path_cb(p, p->index[lo].rec, e);
 	return err;
+}
+
+int e2map_paths_foreach(const e2map_paths_t *p, uint64_t ino, e2map_path_cb cb,
+			void *payload)
+{
+	if (!p || !cb)
+		return -EINVAL;
+	return each_path(p, ino, &(struct each){ cb, NULL, payload });
+}
+
+int e2map_paths_foreach_lstat(const e2map_paths_t *p, uint64_t ino,
+			      e2map_path_lstat_cb cb, void *payload)
+{
+	if (!p || !cb)
+		return -EINVAL;
+	return each_path(p, ino, &(struct each){ NULL, cb, payload });
 }

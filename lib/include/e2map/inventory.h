@@ -133,12 +133,29 @@ E2MAP_API void e2map_paths_free(e2map_paths_t *p);
  * NUL-terminated, any byte but NUL possible, borrowed for the call), the
  * shortest first (breadth first; at one depth, in the order found).  An inode
  * no directory names (unreachable, or a special inode such as <8>) gets
- * no call.  A non-zero return from CB stops and is returned; else 0 or
+ * no call.  A name stands for the inode lstat(2) of it reaches (where a
+ * damaged directory holds a name twice, both stand for the first
+ * entry's), or, where that lstat fails, the inode its entry holds.  A
+ * non-zero return from CB stops and is returned; else 0, -EINVAL or
  * -ENOMEM.
  */
 typedef int (*e2map_path_cb)(const char *path, size_t len, void *payload);
 E2MAP_API int e2map_paths_foreach(const e2map_paths_t *p, uint64_t ino,
 				  e2map_path_cb cb, void *payload);
+/*
+ * e2map_paths_foreach with what lstat(2) of each path answers on the
+ * mount: ERR 0, or its negative errno, DETAIL the reason (borrowed; ""
+ * when ERR is 0).  It fails with the inode's own trouble (__ext4_iget
+ * refusing it) or on its own, where the inode answers by number: the
+ * htree probe misses the name (ENOENT), it names a directory above it
+ * (ELOOP), or one of another encryption policy (EPERM), or an EA inode
+ * (EUCLEAN).  A directory is listed under a name whose lstat works.
+ */
+typedef int (*e2map_path_lstat_cb)(const char *path, size_t len, int err,
+				   const char *detail, void *payload);
+E2MAP_API int e2map_paths_foreach_lstat(const e2map_paths_t *p, uint64_t ino,
+					e2map_path_lstat_cb cb,
+					void *payload);
 
 /*
  * Who owns each block of the filesystem, as an interval map built in one
