@@ -106,6 +106,7 @@ TestSuite(du, .timeout = 120);
 
 Test(du, corrupt_4k) { compare("corrupt-4k"); }
 Test(du, crafted_4k) { compare("crafted-4k"); }
+Test(du, crypt_4k) { compare("crypt-4k"); }
 Test(du, ext2_1k) { compare("ext2-1k"); }
 Test(du, ext2_4k) { compare("ext2-4k"); }
 Test(du, ext3_1k) { compare("ext3-1k"); }

@@ -84,6 +84,7 @@ Test(scan, ext4_nohuge_1k) { replay("ext4-nohuge-1k"); }
 Test(scan, hash_neither_1k) { replay("hash-neither-1k"); }
 Test(scan, hash_signed_1k) { replay("hash-signed-1k"); }
 Test(scan, iflags_4k) { replay("iflags-4k"); }
+Test(scan, crypt_4k) { replay("crypt-4k"); }
 Test(scan, linear_1k) { replay("linear-1k"); }
 Test(scan, linear_nocsum_1k) { replay("linear-nocsum-1k"); }
 Test(scan, mount_bbitmap_in_itable) { replay("mount-bbitmap-in-itable"); }
@@ -107,7 +108,7 @@ Test(scan, zone_sparse2) { replay("zone-sparse2"); }
 /* ---- the body file against one made from the mount's stat data ---- */
 
 static const char *const recorded[] = {
-	"corrupt-4k", "crafted-4k", "ext2-1k", "ext2-4k", "ext3-1k",
+	"corrupt-4k", "crafted-4k", "crypt-4k", "ext2-1k", "ext2-4k", "ext3-1k",
 	"ext3-2k", "ext4-1k", "ext4-2k", "ext4-4k", "ext4-bigalloc",
 	"ext4-deep", "ext4-ea_inode", "ext4-inline", "ext4-links",
 	"ext4-mixed", "ext4-names", "ext4-no64bit-nocsum", "ext4-noextents",

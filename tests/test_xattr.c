@@ -213,6 +213,7 @@ TestSuite(xattr, .timeout = 60);
 Test(xattr, corpus, .timeout = 600) { corpus(); }
 Test(xattr, every_kind_4k) { compare("xattr-4k"); }
 Test(xattr, damaged_blocks_1k) { compare("xattr-1k"); }
+Test(xattr, crypt_4k) { compare("crypt-4k"); }
 Test(xattr, corrupt_4k) { compare("corrupt-4k"); }
 Test(xattr, crafted_4k) { compare("crafted-4k"); }
 Test(xattr, dirty_async_1k) { compare("dirty-async-1k"); }

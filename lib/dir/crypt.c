@@ -221,25 +221,32 @@ static size_t base64url_encode(const unsigned char *in, size_t len, char *out)
 }
 
 /*
- * fscrypt_setup_filename without the key: the ciphertext name a no-key
- * name stands for, into DISK (at least NOKEY_MAX bytes); its length, or
- * -ENOENT.  The long form (a hash of the name) is not matched here.
+ * fscrypt_setup_filename without the key: what the no-key name NAME (LEN
+ * bytes) stands for, into *N, whose bytes DISK (at least NOKEY_MAX bytes)
+ * holds: the whole ciphertext, or, for the long form, its first 149
+ * bytes, the SHA-256 of the rest and the dirhash.  0, or -ENOENT for a
+ * name no entry can match.
  */
 int e2map__crypt_nokey_name(const char *name, unsigned len,
-			    unsigned char *disk)
+			    unsigned char *disk, struct e2map_name *n)
 {
 	unsigned char raw[NOKEY_MAX + 3];
-	int n;
+	int k;
 
 	if (len > NOKEY_MAX_ENCODED)
 		return -ENOENT;
-	n = base64url_decode(name, len, raw);
-	if (n < NOKEY_BYTES + 1 || (n > NOKEY_SHA && n != NOKEY_MAX))
+	k = base64url_decode(name, len, raw);
+	if (k < NOKEY_BYTES + 1 || (k > NOKEY_SHA && k != NOKEY_MAX))
 		return -ENOENT;
-	if (n == NOKEY_MAX)
-		return -ENOENT;
-	memcpy(disk, raw + NOKEY_BYTES, (size_t)n - NOKEY_BYTES);
-	return n - NOKEY_BYTES;
+	memcpy(disk, raw, (size_t)k);
+	*n = (struct e2map_name){ (const char *)disk + NOKEY_BYTES,
+				  (unsigned)k - NOKEY_BYTES, NULL, 0 };
+	if (k == NOKEY_MAX) {
+		n->len = NOKEY_SHA - NOKEY_BYTES;
+		n->digest = disk + NOKEY_SHA;
+		n->hash = ext2fs_le32_to_cpu(*(const uint32_t *)disk);
+	}
+	return 0;
 }
 
 /*

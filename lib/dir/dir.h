@@ -19,6 +19,11 @@
 struct e2map_name {
 	const char *s;
 	unsigned len;
+	/* A long no-key name, as fscrypt_match_name takes it without the
+	 * key: S is the ciphertext's first 149 bytes, DIGEST the SHA-256 of
+	 * the rest, and the htree is probed with HASH, not with S's hash. */
+	const unsigned char *digest;
+	uint32_t hash;
 };
 /* NAME (LEN bytes) is "." or "..". */
 static inline bool e2map__is_dot(const char *name, size_t len)
@@ -93,7 +98,7 @@ int e2map__crypt_dir_info(e2map_file_t *dir);
 bool e2map__crypt_permitted(e2map_file_t *parent, e2map_file_t *child);
 int e2map__crypt_open(e2map_file_t *f, e2map_file_t *parent);
 int e2map__crypt_nokey_name(const char *name, unsigned len,
-			    unsigned char *disk);
+			    unsigned char *disk, struct e2map_name *n);
 /* The no-key name getdents gives ciphertext NAME (LEN bytes) with
  * dirhash HASH, MINOR into OUT (E2MAP_NOKEY_NAME_MAX + 1 bytes); its
  * length, or -EUCLEAN for a name too short to be ciphertext. */

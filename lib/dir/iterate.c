@@ -28,7 +28,8 @@ static int list_block(const struct dir *d, const unsigned char *b,
 
 	while (off + 8 < d->bs) {
 		const unsigned char *de = b + off;
-		struct e2map_name n = { (const char *)de + 8, de[6] };
+		struct e2map_name n = { .s = (const char *)de + 8,
+					.len = de[6] };
 
 		if (off + 8 + de[6] <= d->bs && le32(de) && de[6]) {
 			if (!e2map__entry_ok(d, de, off, d->bs))

@@ -80,17 +80,15 @@ static bool valid_inum(const e2map_t *m, uint32_t ino)
  */
 static int crypt_name(e2map_file_t *dir, struct e2map_name *n, unsigned char *disk)
 {
-	int len, err;
+	int err;
 
 	if (!(dir->inode->i_flags & EXT4_ENCRYPT_FL))
 		return 0;
 	if ((err = e2map__crypt_dir_info(dir)) < 0)
 		return err;
-	if ((len = e2map__crypt_nokey_name(n->s, n->len, disk)) < 0)
-		return e2map__fail(dir->m, len, "'%.*s' is not a no-key name",
+	if ((err = e2map__crypt_nokey_name(n->s, n->len, disk, n)) < 0)
+		return e2map__fail(dir->m, err, "'%.*s' is not a no-key name",
 				   (int)n->len, n->s);
-	n->s = (const char *)disk;
-	n->len = (unsigned)len;
 	return 0;
 }
 
@@ -126,7 +124,8 @@ static int lookup_child(struct walk *w, e2map_file_t *dir, uint32_t ino,
 static int find_entry(e2map_file_t *dir, const struct e2map_name *n,
 		      uint32_t *ino)
 {
-	int r = e2map__dcache_find(dir, n, ino);
+	/* The index holds whole names; a long no-key name is a digest. */
+	int r = n->digest ? -EAGAIN : e2map__dcache_find(dir, n, ino);
 
 	if (r == -EAGAIN)
 		return e2map__find_entry(dir, n, ino);

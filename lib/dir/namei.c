@@ -27,9 +27,27 @@ static int corrupt_entry(const struct dir *d)
  * so the entry does not match, when either name is not valid UTF-8: such
  * names are found by their exact bytes only.
  */
+/* fscrypt_match_name for a long no-key name: the first 149 bytes, then
+ * the SHA-256 of the rest of the ciphertext NAME (LEN bytes). */
+static bool digest_match(const unsigned char *name, unsigned len,
+			 const struct e2map_name *n)
+{
+	struct e2map_sha256 s;
+	unsigned char md[32];
+
+	if (len <= n->len || memcmp(name, n->s, n->len))
+		return false;
+	e2map__sha256_init(&s);
+	e2map__sha256_update(&s, name + n->len, len - n->len);
+	e2map__sha256_final(&s, md);
+	return !memcmp(md, n->digest, sizeof(md));
+}
+
 static bool name_match(const struct dir *d, const unsigned char *de,
 		       const struct e2map_name *n)
 {
+	if (n->digest)
+		return digest_match(de + 8, de[6], n);
 	if (de[6] == n->len && !memcmp(de + 8, n->s, n->len))
 		return true;
 	return d->cf && ext2fs_casefold_cmp(d->cf, (const unsigned char *)n->s,
@@ -76,7 +94,10 @@ static int dx_find(const struct dir *d, const struct e2map_name *n, uint32_t *in
 
 	for (i = 0; i < 4; i++)
 		fr[i] = (struct frame){ bufs + (size_t)i * d->bs, 0, 0, 0 };
-	if ((r = e2map__dx_probe(d, fr, &levels, n, &hash)) < 0)
+	/* A long no-key name brings its hash: fname_name() is NULL. */
+	hash = n->hash;
+	if ((r = e2map__dx_probe(d, fr, &levels, n->digest ? NULL : n,
+				 &hash)) < 0)
 		return r;
 	do {
 		unsigned char *leaf = bufs + 4 * (size_t)d->bs;

@@ -274,7 +274,7 @@ static int step(struct du *d)
 	if (dd->at == dd->n)
 		return pop_dir(d);
 	nm = &dd->v[dd->at++];
-	name = (struct e2map_name){ dd->names + nm->off, nm->len };
+	name = (struct e2map_name){ .s = dd->names + nm->off, .len = nm->len };
 	/* fts joins with one "/", none added after a trailing one. */
 	if (!at || d->path[at - 1] != '/')
 		d->path[at++] = '/';

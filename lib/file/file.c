@@ -243,7 +243,7 @@ int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st)
 int e2map_inode_lookup(e2map_t *m, uint64_t dir, const char *name, size_t len,
 		       uint64_t *ino)
 {
-	struct e2map_name n = { name, (unsigned)len };
+	struct e2map_name n = { .s = name, .len = (unsigned)len };
 	e2map_file_t *d, *child;
 	ext2_ino_t chain[1];
 	int err;

@@ -141,7 +141,7 @@ static int walk_node(struct walk *w, const struct e2map_stat *st,
 static int walk_entry(struct walk *w, e2map_file_t *d,
 		      const struct e2map_dirent *de, unsigned depth)
 {
-	struct e2map_name name = { de->name, (unsigned)de->len };
+	struct e2map_name name = { .s = de->name, .len = (unsigned)de->len };
 	struct e2map_stat st = E2MAP_STAT_INIT;
 	e2map_file_t *child;
 	int r;

@@ -20,6 +20,7 @@ out=${1:-$here/../../testdata}
 "$here/mkcorrupt.sh" "$out"
 "$here/mkspecial.sh" "$out"
 "$here/mkiflags.sh" "$out"
+"$here/mkcrypt.sh" "$out"
 "$here/mktimes.sh" "$out"	# scan's records only (record/scan.sh below)
 "$here/mkxattr.sh" "$out"	# xattrs only (record/xattr.sh below)
 RECORD=1 "$here/mkzone.sh" "$out"	# recorded there, with fewer goldens
