@@ -10,6 +10,7 @@
  * (e2map_tree_walk), the map, the bytes and the xattrs.
  */
 #include "cmd.h"
+#include "tar_pax.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -34,6 +35,7 @@ struct tar_run {
 	e2map_t *m;
 	const char *image, *out;
 	struct archive *a;
+	struct tar_pax *pax;	/* the stream A writes through */
 	bool root;		/* PATH is the root: members are ./NAME */
 	size_t strip;		/* PATH's bytes, left out under the root */
 	char *name;		/* the member's name being built */
@@ -195,43 +197,17 @@ static int feed_data(struct tar_run *t, e2map_file_t *f, int64_t size,
 	return *rerr ? 0 : feed_hole(t, size - pos);
 }
 
-/*
- * A time before 1970 as libarchive must be given it for its pax record to
- * read as GNU tar reads a decimal: libarchive writes "SEC.NSEC" as it
- * is given (-2.25 s, sec -3 nsec 750000000, would be "-3.75"), so such
- * a time goes in as (sec + 1, 1e9 - nsec): "-2.25".  Between -1 and 0 no
- * pair writes the sign: the nearest whole second stands for it.
- */
-static void pax_time(const struct e2map_timespec *t, time_t *sec, long *nsec)
-{
-	*sec = (time_t)t->sec;
-	*nsec = (long)t->nsec;
-	if (t->sec >= 0 || !t->nsec)
-		return;
-	if (t->sec == -1) {
-		*sec = t->nsec < 500000000U ? -1 : 0;
-		*nsec = 0;
-		return;
-	}
-	*sec = (time_t)(t->sec + 1);
-	*nsec = 1000000000L - (long)t->nsec;
-}
-
 static void set_stat(struct archive_entry *e, const struct e2map_stat *st)
 {
-	time_t sec;
-	long nsec;
-
 	archive_entry_set_mode(e, st->mode);
 	archive_entry_set_uid(e, st->uid);
 	archive_entry_set_gid(e, st->gid);
 	archive_entry_set_nlink(e, st->nlink);
-	pax_time(&st->atime, &sec, &nsec);
-	archive_entry_set_atime(e, sec, nsec);
-	pax_time(&st->mtime, &sec, &nsec);
-	archive_entry_set_mtime(e, sec, nsec);
-	pax_time(&st->ctime, &sec, &nsec);
-	archive_entry_set_ctime(e, sec, nsec);
+	/* Their records are rewritten as GNU tar writes them (tar_pax.c):
+	 * libarchive's "SEC.NSEC" is wrong before 1970. */
+	archive_entry_set_atime(e, (time_t)st->atime.sec, st->atime.nsec);
+	archive_entry_set_mtime(e, (time_t)st->mtime.sec, st->mtime.nsec);
+	archive_entry_set_ctime(e, (time_t)st->ctime.sec, st->ctime.nsec);
 	/* no crtime: tar and cp -a on the mount keep none, and GNU tar
 	 * warns at LIBARCHIVE.creationtime */
 	if (S_ISCHR(st->mode) || S_ISBLK(st->mode))
@@ -364,6 +340,8 @@ static int add_entry(struct tar_run *t, const struct e2map_tree_entry *te)
 	if (!e)
 		return -ENOMEM;
 	err = fill_entry(t, te, e, &f, &what);
+	if (err == 0)
+		tar_pax_next(t->pax, te->st);
 	if (err == 0 && (err = archive_failed(t, archive_write_header(t->a,
 								     e))) == 0
 	    && f)
@@ -465,7 +443,7 @@ static int open_archive(struct tar_run *t, const char *file)
 	    archive_write_set_format_pax(t->a) != ARCHIVE_OK ||
 	    archive_write_set_format_option(t->a, "pax", "xattrheader",
 					    "SCHILY") != ARCHIVE_OK ||
-	    archive_write_open_fd(t->a, fd) != ARCHIVE_OK) {
+	    tar_pax_open(t->a, fd, &t->pax) < 0) {
 		if (t->a)
 			archive_failed(t, ARCHIVE_FATAL);
 		else
