@@ -161,6 +161,22 @@ static int by_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/*
+ * The block bitmap's bits as they lie, also where a group's checksum
+ * fails (the kernel then only stops allocating there; check reports it):
+ * they are all the image says of which blocks are free, and debugfs's
+ * testb reads them so.  Without a bitmap at all (unreadable), every gap
+ * is in use by no one found.
+ */
+static void read_bitmap(ext2_filsys fs)
+{
+	int flags = fs->flags;
+
+	fs->flags |= EXT2_FLAG_IGNORE_CSUM_ERRORS;
+	ext2fs_read_block_bitmap(fs);
+	fs->flags = flags;
+}
+
 /* [A, B) per the block bitmap: free runs, and runs in use by no one. */
 static int add_gap(e2map_t *m, struct e2map_blockmap *b, uint64_t a,
 		   uint64_t end)
@@ -230,9 +246,8 @@ int e2map_blockmap_build(e2map_t *m, e2map_blockmap_t **out)
 	*out = NULL;
 	if (!(b = calloc(1, sizeof(*b))))
 		return -ENOMEM;
-	/* no bitmap (a damaged one): every gap is in use by no one found */
 	if (!m->fs->block_map)
-		ext2fs_read_block_bitmap(m->fs);
+		read_bitmap(m->fs);
 	if ((err = add_layout(m, b)) < 0 ||
 	    (err = e2map_scan(m, add_inode, b)) < 0 ||
 	    (err = fill_gaps(m, b)) < 0) {
