@@ -366,7 +366,7 @@ static int walk_path(struct walk *w, const char *path, bool want_dir,
 		w->n = 1;
 	*ino = w->chain[w->n - 1];
 	while (*p) {
-		struct e2map_name n;
+		struct e2map_name n = { .s = p };
 		bool last;
 
 		while (*p == '/')
