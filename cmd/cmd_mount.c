@@ -33,6 +33,80 @@ struct mount_opts {
 
 static e2map_t *image;
 
+/*
+ * The directory each node was last named in (lookup, readdirplus): open(2)
+ * on the kernel's mount checks the opened dentry's parent's encryption
+ * policy, and FUSE hands the server only the node.  A node named in two
+ * directories (hard links) opens as in the last.  Open addressing by
+ * node; the loop is single-threaded.
+ */
+struct parents {
+	uint64_t *node, *dir;
+	size_t n, cap;
+};
+static struct parents parents;
+
+static size_t parent_slot(const struct parents *p, uint64_t node)
+{
+	size_t i = (size_t)(node * 0x9e3779b97f4a7c15ULL) & (p->cap - 1);
+
+	while (p->node[i] && p->node[i] != node)
+		i = (i + 1) & (p->cap - 1);
+	return i;
+}
+
+static void parents_grow(struct parents *p)
+{
+	struct parents old = *p;
+	size_t cap = old.cap ? 2 * old.cap : 1024;
+
+	p->node = calloc(cap, sizeof(*p->node));
+	p->dir = calloc(cap, sizeof(*p->dir));
+	if (!p->node || !p->dir) {
+		free(p->node);
+		free(p->dir);
+		*p = old;	/* keeps what it had: an open then checks less */
+		return;
+	}
+	p->cap = cap;
+	p->n = 0;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.node[i]) {
+			size_t s = parent_slot(p, old.node[i]);
+
+			p->node[s] = old.node[i];
+			p->dir[s] = old.dir[i];
+			p->n++;
+		}
+	free(old.node);
+	free(old.dir);
+}
+
+static void parent_set(uint64_t node, uint64_t dir)
+{
+	size_t s;
+
+	if (2 * (parents.n + 1) > parents.cap)
+		parents_grow(&parents);
+	if (2 * (parents.n + 1) > parents.cap)
+		return;
+	s = parent_slot(&parents, node);
+	parents.n += !parents.node[s];
+	parents.node[s] = node;
+	parents.dir[s] = dir;
+}
+
+/* The directory NODE was named in, or 0 (the root, or never named). */
+static uint64_t parent_of(uint64_t node)
+{
+	size_t s;
+
+	if (!parents.cap)
+		return 0;
+	s = parent_slot(&parents, node);
+	return parents.node[s] ? parents.dir[s] : 0;
+}
+
 static uint64_t to_ino(fuse_ino_t n)
 {
 	return n == FUSE_ROOT_ID ? ROOT_INO : (uint64_t)n;
@@ -91,6 +165,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		return;
 	}
 	if (err == 0 && (err = e2map_inode_stat(image, ino, &s)) == 0) {
+		parent_set(ino, to_ino(parent));
 		e.ino = to_node(ino);
 		to_stat(&s, &e.attr);
 		fuse_reply_entry(req, &e);
@@ -128,11 +203,15 @@ static void op_readlink(fuse_req_t req, fuse_ino_t node)
 static void op_open(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
 {
 	e2map_file_t *f;
+	uint64_t dir;
 	int err;
 
 	if ((fi->flags & O_ACCMODE) != O_RDONLY)
 		{ reply_err(req, -EROFS); return; }
-	if ((err = e2map_file_open_ino(image, to_ino(node), &f)) < 0)
+	dir = parent_of(to_ino(node));
+	err = dir ? e2map_file_open_child(image, dir, to_ino(node), &f) :
+		    e2map_file_open_ino(image, to_ino(node), &f);
+	if (err < 0)
 		{ reply_err(req, err); return; }
 	fi->fh = (uintptr_t)f;
 	fi->keep_cache = 1;
@@ -209,23 +288,26 @@ static void op_opendir(fuse_req_t req, fuse_ino_t node,
 	fuse_reply_open(req, fi);
 }
 
-/* One entry of L at buffer BUF: the bytes it takes (more than SIZE: none). */
+/* One entry of L, directory DIR's listing, at buffer BUF: the bytes it
+ * takes (more than SIZE: none). */
 typedef size_t (*add_entry_fn)(fuse_req_t req, char *buf, size_t size,
-			       const struct e2map_dirlist *l, size_t i);
+			       uint64_t dir, const struct e2map_dirlist *l,
+			       size_t i);
 
-static size_t add_plain(fuse_req_t req, char *buf, size_t size,
+static size_t add_plain(fuse_req_t req, char *buf, size_t size, uint64_t dir,
 			const struct e2map_dirlist *l, size_t i)
 {
 	struct stat st = { .st_ino = (ino_t)l->entries[i].ino,
 			   .st_mode = (mode_t)l->entries[i].type << 12 };
 
+	(void)dir;
 	return fuse_add_direntry(req, buf, size, l->entries[i].name, &st,
 				 (off_t)i + 1);
 }
 
 /* The entries from OFF on that fit in SIZE; getdents' error at the end. */
-static void reply_listing(fuse_req_t req, size_t size, off_t off,
-			  struct fuse_file_info *fi, add_entry_fn add)
+static void reply_listing(fuse_req_t req, fuse_ino_t node, size_t size,
+			  off_t off, struct fuse_file_info *fi, add_entry_fn add)
 {
 	struct e2map_dirlist *l = (struct e2map_dirlist *)(uintptr_t)fi->fh;
 	char *buf = malloc(size);
@@ -236,7 +318,8 @@ static void reply_listing(fuse_req_t req, size_t size, off_t off,
 		return;
 	}
 	for (i = (size_t)off; i < l->count; i++) {
-		if ((n = add(req, buf + at, size - at, l, i)) > size - at)
+		if ((n = add(req, buf + at, size - at, to_ino(node), l, i)) >
+		    size - at)
 			break;
 		at += n;
 	}
@@ -250,17 +333,21 @@ static void reply_listing(fuse_req_t req, size_t size, off_t off,
 static void op_readdir(fuse_req_t req, fuse_ino_t node, size_t size,
 		       off_t off, struct fuse_file_info *fi)
 {
-	(void)node;
-	reply_listing(req, size, off, fi, add_plain);
+	reply_listing(req, node, size, off, fi, add_plain);
 }
 
 /*
  * readdir with each entry's lookup done too: a walk that stats what it
- * lists (find, ls -l, du) needs no LOOKUP round trip per name.  An entry
- * whose inode cannot be read is listed without attributes (node id 0):
- * the kernel then looks it up by name, and gets the error there.
+ * lists (find, ls -l, du) needs no LOOKUP round trip per name.  The
+ * kernel takes an entry with attributes as looked up, so an entry gets
+ * them only where ext4_lookup of its name reaches its inode and that
+ * inode can be read; any other (the htree probe misses the name, another
+ * encryption policy, a twin of a damaged directory, an inode that fails)
+ * is listed without (node id 0), and the kernel looks it up by name and
+ * gets lookup's answer.  A directory above the entry is the FUSE client's
+ * own ELOOP (d_splice_alias), as on the kernel's mount.
  */
-static size_t add_plus(fuse_req_t req, char *buf, size_t size,
+static size_t add_plus(fuse_req_t req, char *buf, size_t size, uint64_t dir,
 		       const struct e2map_dirlist *l, size_t i)
 {
 	const struct e2map_dirent *de = &l->entries[i];
@@ -270,8 +357,11 @@ static size_t add_plus(fuse_req_t req, char *buf, size_t size,
 	};
 	struct e2map_stat s = E2MAP_STAT_INIT;
 	bool dots = !strcmp(name, ".") || !strcmp(name, "..");
+	uint64_t ino = 0;
 
-	if (!dots && e2map_inode_stat(image, de->ino, &s) == 0) {
+	if (!dots && e2map_inode_lookup(image, dir, name, de->len, &ino) == 0 &&
+	    ino == de->ino && e2map_inode_stat(image, de->ino, &s) == 0) {
+		parent_set(de->ino, dir);
 		e.ino = to_node(de->ino);
 		to_stat(&s, &e.attr);
 	} else {
@@ -284,8 +374,7 @@ static size_t add_plus(fuse_req_t req, char *buf, size_t size,
 static void op_readdirplus(fuse_req_t req, fuse_ino_t node, size_t size,
 			   off_t off, struct fuse_file_info *fi)
 {
-	(void)node;
-	reply_listing(req, size, off, fi, add_plus);
+	reply_listing(req, node, size, off, fi, add_plus);
 }
 
 static void op_releasedir(fuse_req_t req, fuse_ino_t node,
@@ -493,6 +582,9 @@ static int serve(const struct mount_opts *o, const char *dir)
 	}
 	fuse_opt_free_args(&args);
 	free(opts);
+	free(parents.node);
+	free(parents.dir);
+	parents = (struct parents){ 0 };
 	return status;
 }
 

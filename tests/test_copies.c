@@ -2,7 +2,8 @@
 /*
  * The e2fsprogs corpus against cp -a of the kernel's mount
  * (testdata/corpus/NAME.cp, scripts/record/copies.sh): `e2map extract -r -p`
- * of each image the kernel mounts makes the tree cp made, both listed by
+ * of each image the kernel mounts, and cp -a of its `e2map mount`, make the
+ * tree cp made from the kernel's mount, all listed by
  * scripts/check/tree-list.py --no-regions (every entry's path, type and
  * mode, owner, size, times, link target or device, bytes' sha256, xattrs,
  * hard-link group); the paths cp failed on are the paths extract reports,
@@ -15,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "calls.h"
@@ -146,8 +149,64 @@ static int sort_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* NAME's extract against its recording: the number of differences. */
-static int compare_image(const char *name, const char *src, const char *rec)
+enum how { BY_EXTRACT, BY_FUSE_CP };
+
+/* The paths cp's stderr names under ROOT, as copies.sh reads them: the
+ * last "ROOT/./PATH" of a line, up to its closing quote ("ROOT/." is /). */
+static void cp_failures(const char *err, const char *root, struct lines *out)
+{
+	char key[4200], path[4096];
+	const char *line, *nl, *at, *last, *p;
+	size_t klen = (size_t)snprintf(key, sizeof(key), "%s/.", root), n;
+
+	for (line = err; *line; line = *nl ? nl + 1 : nl) {
+		nl = strchrnul(line, '\n');
+		for (last = NULL, at = line; (at = strstr(at, key)) && at < nl;
+		     at += klen)
+			last = at;
+		if (!last)
+			continue;
+		p = last + klen;
+		for (n = 0; p + n < nl && p[n] != '\'' &&
+		     strncmp(p + n, "\xe2\x80\x99", 3); n++)
+			;
+		if (p + n == nl || (n && *p != '/'))
+			continue;
+		snprintf(path, sizeof(path), "%.*s", n ? (int)n : 1, n ? p : "/");
+		if (!has(out, path))
+			lines_add(out, path, strlen(path));
+	}
+}
+
+/* cp -a of IMG's `e2map mount` into DEST (DIR/m the mount): cp's exit
+ * status, its failures in OURS; -1 where FUSE cannot be had, WHY said. */
+static int fuse_cp(const char *img, const char *dir, const char *dest,
+		   struct lines *ours, const char **why)
+{
+	char mnt[128], cmd[512], *err;
+	size_t len;
+	pid_t pid;
+	int st;
+
+	snprintf(mnt, sizeof(mnt), "%s/m", dir);
+	cr_assert_eq(mkdir(mnt, 0755), 0);
+	if ((*why = fixture_fuse_mount(img, mnt, NULL, &pid)))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "cp -a %s/. %s/ 2> %s/err", mnt, dest,
+		 dir);
+	st = system(cmd);
+	cr_expect_eq(fixture_fuse_unmount(mnt, pid), 0, "%s: unmount", img);
+	snprintf(cmd, sizeof(cmd), "%s/err", dir);
+	err = calls_read_file(cmd, &len);
+	cp_failures(err ? err : "", mnt, ours);
+	free(err);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* NAME copied out HOW against its recording: the number of differences,
+ * or -1 where FUSE cannot be had here (*WHY). */
+static int compare_image(const char *name, const char *src, const char *rec,
+			 enum how how, const char **why)
 {
 	struct lines failed = { 0 }, want = { 0 }, got = { 0 }, ours = { 0 };
 	char dir[] = "/tmp/e2map-copies-XXXXXX", dest[64], cmd[128];
@@ -155,15 +214,22 @@ static int compare_image(const char *name, const char *src, const char *rec)
 	const char *args[] = { "extract", "-r", "-p", "-q", img, "/", dest,
 			       NULL };
 	int status = load_cp(rec, &failed, &want), bad = 0;
-	struct cli_out r;
+	struct cli_out r = { 0 };
 	size_t i;
 
 	cr_assert(img && status >= 0, "%s: no image or recording", name);
 	cr_assert(mkdtemp(dir));
 	snprintf(dest, sizeof(dest), "%s/x", dir);
-	cr_assert_eq(cli_run(args, &r), 0, "E2MAP is not set");
-	e2map_failures(r.err, img, &ours);
-	list_copy(dest, &got);
+	if (how == BY_EXTRACT) {
+		cr_assert_eq(cli_run(args, &r), 0, "E2MAP is not set");
+		e2map_failures(r.err, img, &ours);
+	} else {
+		cr_assert_eq(mkdir(dest, 0755), 0);
+		if ((r.status = fuse_cp(img, dir, dest, &ours, why)) < 0)
+			bad = -1;
+	}
+	if (bad == 0)
+		list_copy(dest, &got);
 	for (i = 0; i < want.n; i++)
 		normalize(want.v[i], &failed);
 	for (i = 0; i < got.n; i++)
@@ -172,10 +238,11 @@ static int compare_image(const char *name, const char *src, const char *rec)
 		qsort(failed.v, failed.n, sizeof(char *), sort_str);
 	if (ours.n)
 		qsort(ours.v, ours.n, sizeof(char *), sort_str);
-	if ((status != 0) != (r.status != 0) && ++bad)
-		cr_log_error("%s: extract exits %d, cp %d: %s", name, r.status,
-			     status, r.err);
-	for (i = 0; i < failed.n || i < ours.n; i++)
+	if (bad == 0 && (status != 0) != (r.status != 0) && ++bad)
+		cr_log_error("%s: %s exits %d, cp %d: %s", name, how ==
+			     BY_EXTRACT ? "extract" : "cp of the FUSE mount",
+			     r.status, status, r.err ? r.err : "");
+	for (i = 0; bad >= 0 && (i < failed.n || i < ours.n); i++)
 		if ((i >= failed.n || i >= ours.n ||
 		     strcmp(failed.v[i], ours.v[i])) && ++bad) {
 			cr_log_error("%s: cp failed on %s, extract on %s", name,
@@ -183,10 +250,10 @@ static int compare_image(const char *name, const char *src, const char *rec)
 				     i < ours.n ? ours.v[i] : "nothing more");
 			break;
 		}
-	for (i = 0; i < want.n || i < got.n; i++)
+	for (i = 0; bad >= 0 && (i < want.n || i < got.n); i++)
 		if ((i >= want.n || i >= got.n || strcmp(want.v[i], got.v[i])) &&
 		    ++bad) {
-			cr_log_error("%s: cp's\n  %s\nextract's\n  %s", name,
+			cr_log_error("%s: cp's\n  %s\nours\n  %s", name,
 				     i < want.n ? want.v[i] : "(end)",
 				     i < got.n ? got.v[i] : "(end)");
 			break;
@@ -202,10 +269,11 @@ static int compare_image(const char *name, const char *src, const char *rec)
 	return bad;
 }
 
-Test(copies, corpus_extract_is_cp_a_of_the_mount, .timeout = 1800)
+static void corpus(enum how how)
 {
 	char **paths, rec[4096];
-	int n = fixture_corpus_list(&paths), done = 0, bad = 0;
+	int n = fixture_corpus_list(&paths), done = 0, bad = 0, d;
+	const char *why = NULL;
 	FILE *f;
 
 	if (!getenv("E2MAP"))
@@ -225,10 +293,25 @@ Test(copies, corpus_extract_is_cp_a_of_the_mount, .timeout = 1800)
 			continue;	/* the kernel did not mount it */
 		fclose(f);
 		rec[strlen(rec) - 3] = '\0';	/* calls_read_file adds .gz */
-		bad += compare_image(name, paths[i], rec) != 0;
+		if ((d = compare_image(name, paths[i], rec, how, &why)) < 0)
+			break;
+		bad += d != 0;
 		done++;
 	}
 	fixture_corpus_free(paths, n);
+	if (why)
+		cr_skip_test("%s", why);
 	cr_expect_geq(done, 98, "only %d recordings", done);
 	cr_expect_eq(bad, 0, "%d of %d images differ from cp -a", bad, done);
+}
+
+Test(copies, corpus_extract_is_cp_a_of_the_mount, .timeout = 1800)
+{
+	corpus(BY_EXTRACT);
+}
+
+/* The FUSE mount held to the kernel's by what cp -a copies from each. */
+Test(copies, corpus_cp_a_of_the_fuse_mount_is_the_kernels, .timeout = 1800)
+{
+	corpus(BY_FUSE_CP);
 }

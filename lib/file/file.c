@@ -88,6 +88,15 @@ int e2map_file_open_ino(e2map_t *m, uint64_t ino, e2map_file_t **out)
 	return e2map__file_open_in(m, ino, 0, out);
 }
 
+int e2map_file_open_child(e2map_t *m, uint64_t dir, uint64_t ino,
+			  e2map_file_t **out)
+{
+	*out = NULL;
+	if (!dir)
+		return -EINVAL;
+	return e2map__file_open_in(m, ino, dir, out);
+}
+
 int e2map_file_open_flags(e2map_t *m, const char *path, int flags,
 			  e2map_file_t **out)
 {

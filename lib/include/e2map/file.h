@@ -52,6 +52,14 @@ E2MAP_API int e2map_file_open_flags(e2map_t *m, const char *path, int flags,
 				    e2map_file_t **out);
 /* The same, for inode number INO (as "<INO>"); 0 or past the count: -ESTALE. */
 E2MAP_API int e2map_file_open_ino(e2map_t *m, uint64_t ino, e2map_file_t **out);
+/*
+ * open(2) of inode INO reached by a name in directory DIR (both by number,
+ * as a FUSE server knows them): the checks of an open by name, the
+ * parent's encryption policy among them (a file that is not encrypted in
+ * an encrypted directory: -EPERM), not those of an open by handle.
+ */
+E2MAP_API int e2map_file_open_child(e2map_t *m, uint64_t dir, uint64_t ino,
+				    e2map_file_t **out);
 /* Close a file handle; NULL is a no-op. */
 E2MAP_API void e2map_file_close(e2map_file_t *f);
 
