@@ -46,6 +46,12 @@ struct tar_run {
 	unsigned failures;
 	int fatal;		/* the archive could not be written */
 	struct cmd_progress progress;
+	/* A directory met, its member held until its listing is known:
+	 * GNU tar archives nothing of one it cannot list (savedir). */
+	bool held;
+	struct e2map_tree_entry dir;
+	struct e2map_stat dir_st;
+	char *dir_path;
 };
 
 /* The member's name for image path PATH ("./x" under the root). */
@@ -65,17 +71,31 @@ static const char *member(struct tar_run *t, const char *path)
 	return t->name;
 }
 
-static void failure(struct tar_run *t, const char *path, const char *what,
-		    int err)
+static void say(struct tar_run *t, const char *path, const char *what,
+		int err, const char *warning)
 {
 	bool archive = !strcmp(what, "write");
 	const char *detail = archive ? "" : e2map_errmsg(t->m);
 
 	cmd_progress_end(&t->progress);
-	t->failures++;
-	cmd_errorf("tar: %s:%s: %s: %s%s%s%s", cmd_esc(t->image),
-		   cmd_esc(path), what, e2map_strerror(err),
+	cmd_errorf("tar: %s:%s: %s%s: %s%s%s%s", cmd_esc(t->image),
+		   cmd_esc(path), warning, what, e2map_strerror(err),
 		   *detail ? " (" : "", detail, *detail ? ")" : "");
+}
+
+static void failure(struct tar_run *t, const char *path, const char *what,
+		    int err)
+{
+	t->failures++;
+	say(t, path, what, err, "");
+}
+
+/* The member is archived without its xattrs: GNU tar's "Warning: Cannot
+ * flistxattr", which leaves its exit status alone. */
+static void xattr_warning(struct tar_run *t, const char *path,
+			  const char *what, int err)
+{
+	say(t, path, what, err, "warning: ");
 }
 
 /* libarchive's complaint about the archive itself: the walk stops. */
@@ -268,16 +288,25 @@ static int add_xattr(const struct e2map_xattr *x, void *payload)
 
 	if (x->err == -ENODATA || x->err == -EOPNOTSUPP)
 		return 0;	/* getxattr on the mount would not give it */
-	if (x->err)
-		failure(xa->t, xa->path, "getxattr", x->err);
-	if (x->err)
+	if (x->err) {
+		xattr_warning(xa->t, xa->path, "getxattr", x->err);
 		return 0;
+	}
 	if (!strncmp(x->name, "system.posix_acl_", 17))
 		add_acl(xa->e, x);
 	else
 		archive_entry_xattr_add_entry(xa->e, x->name, x->value,
 					      x->value_len);
 	return 0;
+}
+
+/* open(2) as GNU tar's of the name on the mount: with its directory's
+ * encryption policy (a file not encrypted in an encrypted one: EPERM). */
+static int open_member(struct tar_run *t, const struct e2map_tree_entry *te,
+		       e2map_file_t **f)
+{
+	return te->parent ? e2map_file_open_child(t->m, te->parent, te->ino, f)
+			  : e2map_file_open_ino(t->m, te->ino, f);
 }
 
 static int set_symlink(struct tar_run *t, struct archive_entry *e,
@@ -316,7 +345,7 @@ static int fill_entry(struct tar_run *t, const struct e2map_tree_entry *te,
 	if (S_ISLNK(st->mode) && (err = set_symlink(t, e, te->ino)) < 0)
 		*what = "readlink";
 	else if (S_ISREG(st->mode) &&
-		 (err = e2map_file_open_ino(t->m, te->ino, f)) < 0)
+		 (err = open_member(t, te, f)) < 0)
 		*what = "open";
 	else if (S_ISREG(st->mode) &&
 		 (err = data_map(t, *f, (int64_t)st->size)) == 0)
@@ -324,7 +353,7 @@ static int fill_entry(struct tar_run *t, const struct e2map_tree_entry *te,
 	if (err)
 		return err;
 	if ((err = e2map_inode_xattrs(t->m, te->ino, add_xattr, &xa)) < 0)
-		failure(t, te->path, "listxattr", err);	/* archived without */
+		xattr_warning(t, te->path, "listxattr", err);
 	return err == -ENOMEM ? err : 0;
 }
 
@@ -361,13 +390,46 @@ static int add_entry(struct tar_run *t, const struct e2map_tree_entry *te)
 	cmd_progress_add(&t->progress, 1, done);
 	if (t->fatal)
 		return t->fatal;
-	return err == -ENOMEM ? err : err != 0;
+	if (err == -ENOMEM)
+		return err;
+	/* A member left out: the walk goes on, but not into a directory
+	 * with no header (the tree walk stops at any other non-zero). */
+	return err && S_ISDIR(te->st->mode) ? E2MAP_SKIP : 0;
+}
+
+/* Directory TE, met: held until what follows it says it could be listed. */
+static int hold(struct tar_run *t, const struct e2map_tree_entry *te)
+{
+	free(t->dir_path);
+	if (!(t->dir_path = strdup(te->path)))
+		return -ENOMEM;
+	t->dir = *te;
+	t->dir_st = *te->st;
+	t->dir.path = t->dir_path;
+	t->dir.st = &t->dir_st;
+	t->held = true;
+	return 0;
+}
+
+/* The held directory's member, now that its listing worked. */
+static int release(struct tar_run *t)
+{
+	if (!t->held)
+		return 0;
+	t->held = false;
+	return add_entry(t, &t->dir);
 }
 
 static int on_entry(const struct e2map_tree_entry *te, void *payload)
 {
 	struct tar_run *t = payload;
+	int r;
 
+	if (t->held && te->visit == E2MAP_TREE_LIST_FAILED &&
+	    te->ino == t->dir.ino && !strcmp(te->path, t->dir.path))
+		t->held = false;	/* left out, as GNU tar leaves it */
+	else if ((r = release(t)) != 0 && r != E2MAP_SKIP)
+		return r;	/* a failed header was said; its entries go on */
 	if (te->visit == E2MAP_TREE_DIR_DONE)
 		return 0;
 	if (te->visit == E2MAP_TREE_LIST_FAILED || !te->st) {
@@ -385,7 +447,7 @@ static int on_entry(const struct e2map_tree_entry *te, void *payload)
 			   cmd_esc(te->path));
 		return 0;
 	}
-	return add_entry(t, te);
+	return S_ISDIR(te->st->mode) ? hold(t, te) : add_entry(t, te);
 }
 
 static const struct cmd_option tar_options[] = {
@@ -485,9 +547,12 @@ int cmd_tar(struct cmd_ctx *ctx)
 	cmd_progress_inodes(&t.progress, t.m, "tar", "files", path,
 			    ctx->co.quiet, false);
 	r = e2map_tree_walk(t.m, path, on_entry, &t);
+	if (r == 0 && (r = release(&t)) == E2MAP_SKIP)
+		r = 0;
 	cmd_progress_end(&t.progress);
 	status = finish(&t, fd, o->file != NULL, r);
 out:
+	free(t.dir_path);
 	free(t.buf);
 	free(t.name);
 	free(t.map);

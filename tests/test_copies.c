@@ -3,7 +3,9 @@
  * The e2fsprogs corpus against cp -a of the kernel's mount
  * (testdata/corpus/NAME.cp, scripts/record/copies.sh): `e2map extract -r -p`
  * of each image the kernel mounts, and cp -a of its `e2map mount`, make the
- * tree cp made from the kernel's mount, all listed by
+ * tree cp made from the kernel's mount; `e2map tar`, extracted by GNU tar,
+ * makes the tree GNU tar's own archive of the mount makes
+ * (testdata/corpus/NAME.tar, TOOL=tar scripts/record/copies.sh); all listed by
  * scripts/check/tree-list.py --no-regions (every entry's path, type and
  * mode, owner, size, times, link target or device, bytes' sha256, xattrs,
  * hard-link group); the paths cp failed on are the paths extract reports,
@@ -69,9 +71,12 @@ static void blank(char *line, int i)
 	*f = '~';
 }
 
+enum how { BY_EXTRACT, BY_FUSE_CP, BY_GNU_TAR };
+
 /* A listing line as compared: a failed path's times, and its owner
- * unless root, blanked (the path of "/x" in FAILED is "x" here). */
-static void normalize(char *line, const struct lines *failed)
+ * unless root, blanked (the path of "/x" in FAILED is "x" here); after
+ * GNU tar every atime too (tar -x restores none). */
+static void normalize(char *line, const struct lines *failed, enum how how)
 {
 	char path[4096];
 
@@ -81,6 +86,8 @@ static void normalize(char *line, const struct lines *failed)
 	if (has(failed, path)) {
 		blank(line, 5);
 		blank(line, 4);
+	} else if (how == BY_GNU_TAR) {
+		blank(line, 5);
 	}
 	if (geteuid() != 0)
 		blank(line, 2);
@@ -97,7 +104,8 @@ static int load_cp(const char *file, struct lines *failed,
 	if (!text)
 		return -1;
 	for (at = text; (nl = strchr(at, '\n')); at = nl + 1) {
-		if (sscanf(at, "# cp-exit %d", &status) == 1)
+		if (sscanf(at, "# cp-exit %d", &status) == 1 ||
+		    sscanf(at, "# tar-exit %d", &status) == 1)
 			continue;
 		if (!strncmp(at, "F\t", 2))
 			lines_add(failed, at + 2, (size_t)(nl - at - 2));
@@ -108,18 +116,23 @@ static int load_cp(const char *file, struct lines *failed,
 	return status;
 }
 
-/* The paths e2map's stderr names: "e2map: extract: IMG:/PATH: ...". */
+/* The paths e2map's stderr names: "e2map: extract: IMG:/PATH: ...", but
+ * a socket tar leaves out and tar's warnings (xattrs it could not read),
+ * which GNU tar does not count failures. */
 static void e2map_failures(const char *err, const char *img,
 			   struct lines *out)
 {
 	size_t ilen = strlen(img);
-	const char *at, *p;
+	const char *at, *p, *nl;
 
 	char path[4096];
 
 	for (at = err; (at = strstr(at, img)); at += ilen) {
 		p = at + ilen;
-		if (*p++ != ':' || *p != '/')
+		nl = strchrnul(p, '\n');
+		if (*p++ != ':' || *p != '/' ||
+		    memmem(p, (size_t)(nl - p), ": socket ignored", 16) ||
+		    memmem(p, (size_t)(nl - p), ": warning: ", 11))
 			continue;
 		snprintf(path, sizeof(path), "%.*s", (int)strcspn(p, ":"), p);
 		if (!has(out, path))
@@ -149,7 +162,26 @@ static int sort_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-enum how { BY_EXTRACT, BY_FUSE_CP };
+/* `e2map tar` of IMG extracted by GNU tar into DEST: e2map's exit status,
+ * its failures in OURS. */
+static int gnu_tar(const char *img, const char *dir, const char *dest,
+		   struct lines *ours)
+{
+	char archive[128], cmd[512];
+	const char *args[] = { "tar", "-q", "-f", archive, img, NULL };
+	struct cli_out r;
+	int status;
+
+	snprintf(archive, sizeof(archive), "%s/a.tar", dir);
+	cr_assert_eq(cli_run(args, &r), 0, "E2MAP is not set");
+	e2map_failures(r.err, img, ours);
+	status = r.status;
+	cli_out_free(&r);
+	snprintf(cmd, sizeof(cmd), "mkdir %s && tar -xpf %s -C %s --acls "
+		 "--xattrs --xattrs-include='*'", dest, archive, dest);
+	cr_expect_eq(system(cmd), 0, "%s: GNU tar failed: %s", img, cmd);
+	return status;
+}
 
 /* The paths cp's stderr names under ROOT, as copies.sh reads them: the
  * last "ROOT/./PATH" of a line, up to its closing quote ("ROOT/." is /). */
@@ -223,6 +255,8 @@ static int compare_image(const char *name, const char *src, const char *rec,
 	if (how == BY_EXTRACT) {
 		cr_assert_eq(cli_run(args, &r), 0, "E2MAP is not set");
 		e2map_failures(r.err, img, &ours);
+	} else if (how == BY_GNU_TAR) {
+		r.status = gnu_tar(img, dir, dest, &ours);
 	} else {
 		cr_assert_eq(mkdir(dest, 0755), 0);
 		if ((r.status = fuse_cp(img, dir, dest, &ours, why)) < 0)
@@ -231,17 +265,18 @@ static int compare_image(const char *name, const char *src, const char *rec,
 	if (bad == 0)
 		list_copy(dest, &got);
 	for (i = 0; i < want.n; i++)
-		normalize(want.v[i], &failed);
+		normalize(want.v[i], &failed, how);
 	for (i = 0; i < got.n; i++)
-		normalize(got.v[i], &failed);
+		normalize(got.v[i], &failed, how);
 	if (failed.n)	/* qsort of a NULL array is undefined, even empty */
 		qsort(failed.v, failed.n, sizeof(char *), sort_str);
 	if (ours.n)
 		qsort(ours.v, ours.n, sizeof(char *), sort_str);
 	if (bad == 0 && (status != 0) != (r.status != 0) && ++bad)
-		cr_log_error("%s: %s exits %d, cp %d: %s", name, how ==
-			     BY_EXTRACT ? "extract" : "cp of the FUSE mount",
-			     r.status, status, r.err ? r.err : "");
+		cr_log_error("%s: %s exits %d, the mount's %d: %s", name,
+			     how == BY_EXTRACT ? "extract" : how == BY_GNU_TAR ?
+			     "tar" : "cp of the FUSE mount", r.status, status,
+			     r.err ? r.err : "");
 	for (i = 0; bad >= 0 && (i < failed.n || i < ours.n); i++)
 		if ((i >= failed.n || i >= ours.n ||
 		     strcmp(failed.v[i], ours.v[i])) && ++bad) {
@@ -269,6 +304,29 @@ static int compare_image(const char *name, const char *src, const char *rec,
 	return bad;
 }
 
+/*
+ * Where e2map tar parts from GNU tar's archive of the mount, for the
+ * reason e2map(1) gives: a file whose SEEK_DATA fails (a damaged extent
+ * tree or indirect block; read(2) fails too) GNU tar archives as a sparse
+ * member of holes alone, says nothing and exits 0, and it extracts empty;
+ * e2map tar archives what read(2) gives, zeroes after it, names the
+ * failure and exits 1, as GNU tar does for any other failing read.
+ */
+static const char *const tar_known[] = {
+	"f_extent_bad_node", "f_extent_int_bad_csum",
+	"f_extent_int_bad_extent", "f_extent_int_bad_magic",
+	"f_extent_leaf_bad_magic", "f_extent_too_deep", "f_lotsbad",
+};
+
+static bool known(enum how how, const char *name)
+{
+	for (size_t i = 0; how == BY_GNU_TAR &&
+	     i < sizeof(tar_known) / sizeof(*tar_known); i++)
+		if (!strcmp(tar_known[i], name))
+			return true;
+	return false;
+}
+
 static void corpus(enum how how)
 {
 	char **paths, rec[4096];
@@ -287,27 +345,36 @@ static void corpus(enum how how)
 
 		snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."),
 			 base);
-		snprintf(rec, sizeof(rec), "%s/corpus/%s.cp.gz",
-			 fixture_testdata(), name);
+		snprintf(rec, sizeof(rec), "%s/corpus/%s.%s.gz",
+			 fixture_testdata(), name, how == BY_GNU_TAR ? "tar" :
+			 "cp");
 		if (!(f = fopen(rec, "r")))
 			continue;	/* the kernel did not mount it */
 		fclose(f);
 		rec[strlen(rec) - 3] = '\0';	/* calls_read_file adds .gz */
 		if ((d = compare_image(name, paths[i], rec, how, &why)) < 0)
 			break;
-		bad += d != 0;
+		if ((d != 0) != known(how, name) && ++bad && !d)
+			cr_log_error("%s: a known difference is gone", name);
 		done++;
 	}
 	fixture_corpus_free(paths, n);
 	if (why)
 		cr_skip_test("%s", why);
 	cr_expect_geq(done, 98, "only %d recordings", done);
-	cr_expect_eq(bad, 0, "%d of %d images differ from cp -a", bad, done);
+	cr_expect_eq(bad, 0, "%d of %d images differ from the mount's copy", bad,
+		     done);
 }
 
 Test(copies, corpus_extract_is_cp_a_of_the_mount, .timeout = 1800)
 {
 	corpus(BY_EXTRACT);
+}
+
+/* e2map tar held to GNU tar's archive of the mount, both extracted by it. */
+Test(copies, corpus_tar_is_gnu_tar_of_the_mount, .timeout = 1800)
+{
+	corpus(BY_GNU_TAR);
 }
 
 /* The FUSE mount held to the kernel's by what cp -a copies from each. */
