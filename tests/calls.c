@@ -108,6 +108,7 @@ char *calls_read_file(const char *path, size_t *len)
 	if (!fp)
 		return NULL;
 	buf_reserve(&b, 0);
+	b.s[0] = '\0';		/* an empty file is "" too */
 	while ((n = fread(tmp, 1, sizeof(tmp), fp)) > 0)
 		calls_buf_addn(&b, tmp, n);
 	bad = ferror(fp);
