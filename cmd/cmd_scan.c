@@ -90,15 +90,20 @@ static long pool_take(struct names *nm, size_t len)
 	return (long)at;
 }
 
-static int grow(void *v, size_t *cap, size_t n, size_t size)
+/* Room for one more name in OFF and LEN, which share NCAP. */
+static int names_room(struct names *nm)
 {
-	void *p;
+	size_t cap = nm->ncap ? 2 * nm->ncap : 8, *p;
 
-	if (n < *cap)
+	if (nm->n < nm->ncap)
 		return 0;
-	if (!(p = realloc(*(void **)v, (*cap = *cap ? 2 * *cap : 8) * size)))
+	if (!(p = realloc(nm->off, cap * sizeof(*p))))
 		return -ENOMEM;
-	*(void **)v = p;
+	nm->off = p;
+	if (!(p = realloc(nm->len, cap * sizeof(*p))))
+		return -ENOMEM;
+	nm->len = p;
+	nm->ncap = cap;
 	return 0;
 }
 
@@ -108,8 +113,16 @@ static int add_stray(struct names *nm, size_t at, size_t len, int err,
 	size_t wlen = strlen(why);
 	long wat;
 
-	if (grow(&nm->stray, &nm->scap, nm->nstray, sizeof(*nm->stray)) < 0 ||
-	    (wat = pool_take(nm, wlen)) < 0)
+	if (nm->nstray == nm->scap) {
+		size_t cap = nm->scap ? 2 * nm->scap : 4;
+		struct stray *v = realloc(nm->stray, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		nm->stray = v;
+		nm->scap = cap;
+	}
+	if ((wat = pool_take(nm, wlen)) < 0)
 		return -ENOMEM;
 	memcpy(nm->pool + wat, why, wlen + 1);
 	nm->stray[nm->nstray++] = (struct stray){ at, len, (size_t)wat, err };
@@ -120,7 +133,6 @@ static int add_name(const char *path, size_t len, int err, const char *why,
 		    void *payload)
 {
 	struct names *nm = payload;
-	size_t ncap = nm->ncap;
 	long at;
 
 	if ((at = pool_take(nm, len)) < 0)
@@ -128,8 +140,7 @@ static int add_name(const char *path, size_t len, int err, const char *why,
 	memcpy(nm->pool + at, path, len + 1);
 	if (err && err != nm->rec_err)
 		return add_stray(nm, (size_t)at, len, err, why);
-	if (grow(&nm->off, &ncap, nm->n, sizeof(*nm->off)) < 0 ||
-	    grow(&nm->len, &nm->ncap, nm->n, sizeof(*nm->len)) < 0)
+	if (names_room(nm) < 0)
 		return -ENOMEM;
 	nm->off[nm->n] = (size_t)at;
 	nm->len[nm->n++] = len;
