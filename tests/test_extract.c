@@ -778,6 +778,18 @@ Test(extract, corrupt_4k) { image("corrupt-4k", BY_EXTRACT); }
 Test(extract, crafted_4k) { image("crafted-4k", BY_EXTRACT); }
 
 Test(tar, ext4_4k_gnu) { image("ext4-4k", BY_GNU_TAR); }
+
+/* `e2map tar -q -f ARCHIVE IMG`, which must exit 0. */
+static void archive_ok(const char *img, const char *archive)
+{
+	struct cli_out o;
+
+	cr_assert_eq(cli_run((const char *[]){ "tar", "-q", "-f", archive, img,
+					       NULL }, &o), 0, "E2MAP is not set");
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	cli_out_free(&o);
+}
+
 /* Times from 1901 to 2446, before 1970 with nanoseconds: each member's
  * pax records, read as GNU tar and Python read a decimal, are the image's
  * times, also between -1 and 0 s (tar_pax.c writes GNU tar's decimal). */
@@ -785,20 +797,15 @@ Test(tar, times_before_1970_read_as_gnu_tar_reads_them)
 {
 	char archive[] = "/tmp/e2map-tar-XXXXXX", *img = fixture_image("times-4k");
 	struct run r = { .name = "times-4k" };
-	struct cli_out o;
 	int fd = mkstemp(archive);
 
 	cr_assert(img && fd >= 0);
 	close(fd);
-	cr_assert_eq(cli_run((const char *[]){ "tar", "-q", "-f", archive, img,
-					       NULL }, &o), 0,
-		     "E2MAP is not set");
-	cr_assert_eq(o.status, 0, "%s", o.err);
+	archive_ok(img, archive);
 	cr_assert_eq(e2map_open(img, NULL, &r.m), 0);
 	check_archive_times(&r, archive);
 	e2map_close(r.m);
 	unlink(archive);
-	cli_out_free(&o);
 	fixture_remove(img);
 }
 Test(tar, ext4_1k_gnu) { image("ext4-1k", BY_GNU_TAR); }
@@ -965,7 +972,6 @@ Test(tar, xattr_names_and_acl_mode_as_gnu_tar_writes_them)
 	};
 	char dir[] = "/tmp/e2map-taracl-XXXXXX", cmd[2048], got[64];
 	char *img = fixture_image("sample");
-	struct cli_out o;
 	FILE *f;
 	ssize_t n;
 
@@ -983,10 +989,7 @@ Test(tar, xattr_names_and_acl_mode_as_gnu_tar_writes_them)
 		 dir, dir);
 	cr_assert_eq(sh(cmd), 0, "%s", cmd);
 	snprintf(cmd, sizeof(cmd), "%s/t.tar", dir);
-	cr_assert_eq(cli_run((const char *[]){ "tar", "-q", "-f", cmd, img,
-					       NULL }, &o), 0, "E2MAP is not set");
-	cr_assert_eq(o.status, 0, "%s", o.err);
-	cli_out_free(&o);
+	archive_ok(img, cmd);
 	/* the header: Python reads the mode and the records */
 	snprintf(cmd, sizeof(cmd), "python3 -c 'import tarfile,sys; m = "
 		 "tarfile.open(sys.argv[1]).getmember(\"./x\"); sys.exit(m.mode "
@@ -1013,14 +1016,10 @@ Test(tar, names_not_utf8_extract_quietly_with_gnu_tar)
 {
 	char dir[] = "/tmp/e2map-tarnames-XXXXXX", cmd[1024];
 	char *img = fixture_image("ext4-names");
-	struct cli_out o;
 
 	cr_assert(img && mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd), "%s/t.tar", dir);
-	cr_assert_eq(cli_run((const char *[]){ "tar", "-q", "-f", cmd, img,
-					       NULL }, &o), 0, "E2MAP is not set");
-	cr_assert_eq(o.status, 0, "%s", o.err);
-	cli_out_free(&o);
+	archive_ok(img, cmd);
 	snprintf(cmd, sizeof(cmd), "! grep -aq hdrcharset %s/t.tar && mkdir "
 		 "%s/out && tar -xpf %s/t.tar -C %s/out 2> %s/err && ! test -s "
 		 "%s/err", dir, dir, dir, dir, dir, dir);
