@@ -106,8 +106,23 @@ PROBE := $(BUILD)/tests/probe
 RUNNER := $(BUILD)/tests/runner
 PC := $(BUILD)/e2map.pc
 
-.PHONY: all build run test check check-layers check-install check-kernel check-replay check-fresh install uninstall clean deps fuzz-smoke fuzz-seeds fuzz-disk-smoke fuzz-fc-smoke tsan-smoke bench FORCE
-all: $(LIBA) $(LIBSO) $(E2MAP) $(PC)
+# The Python binding: the package python/e2map, and beside its modules the
+# cffi extension (API mode: python/build_ffi.py says why) linked to
+# libe2map.so.  In another BUILD the modules are copied there, so that
+# PYTHONPATH=$(BUILD)/python imports that build's extension.
+PY_SRCS := $(sort $(wildcard python/e2map/*.py python/e2map/*/*.py)) python/e2map/py.typed
+ifeq ($(abspath $(BUILD)),$(abspath .))
+PYDIR := python
+PY_COPIES :=
+else
+PYDIR := $(BUILD)/python
+PY_COPIES := $(PY_SRCS:python/%=$(PYDIR)/%)
+endif
+PY_EXT_SO := $(PYDIR)/e2map/_native$(PY_EXT)
+PYTHONDIR ?= $(PREFIX)/lib/$(PY_VER)/dist-packages
+
+.PHONY: python check-python all build run test check check-layers check-install check-kernel check-replay check-fresh install uninstall clean deps fuzz-smoke fuzz-seeds fuzz-disk-smoke fuzz-fc-smoke tsan-smoke bench FORCE
+all: $(LIBA) $(LIBSO) $(E2MAP) $(PC) python
 
 # Objects depend on the flags that built them: another CC, CFLAGS or
 # DEVELOPER rebuilds them rather than mixing flavours in one BUILD.
@@ -165,6 +180,26 @@ $(PROBE): $(OBJ)/tests/probe.o $(TESTLIB_OBJS) $(CMD_RUNNER_OBJS) $(LIBA)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIB_LIBS) $(JANSSON_LIBS) $(ARCHIVE_LIBS) \
 		$(FUSE_LIBS)
 
+python: $(PY_EXT_SO) $(PY_COPIES)
+
+$(PYDIR)/e2map/%: python/e2map/%
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+$(OBJ)/python/_native.c: python/build_ffi.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) $< $@
+
+# cffi's generated C is not ours to keep free of warnings: no -Werror.
+# RUNPATH (not RPATH) to the installed library, so that LD_LIBRARY_PATH
+# (the tests') picks the build's; the soname link lets it be found there.
+$(PY_EXT_SO): $(OBJ)/python/_native.c $(LIBSO)
+	@mkdir -p $(dir $@)
+	ln -sf libe2map.so $(BUILD)/lib/libe2map.so.$(SOVERSION)
+	$(CC) -shared -fPIC $(SAN) $(CPPFLAGS) $(CFLAGS) $(PUBLIC_INC) $(PY_CFLAGS) \
+		$(ALL_LDFLAGS) -o $@ $< -L$(BUILD)/lib -le2map \
+		-Wl,--enable-new-dtags,-rpath,$(LIBDIR)
+
 # Regenerated every time: PREFIX and LIBDIR may differ from the last run.
 $(PC): lib/e2map.pc.in Makefile FORCE
 	@mkdir -p $(dir $@)
@@ -217,8 +252,21 @@ check: all check-layers $(PROBE) $(RUNNER) $(BUILD)/tests/headertest.ok $(DISKS)
 	E2MAP=$(abspath $(E2MAP)) PROBE=$(abspath $(PROBE)) $(RUNNER) --jobs 2 \
 		$(if $(CHECK_FILTER),--filter '$(CHECK_FILTER)')
 
+# The binding's pytest suite, on this build's library and extension.
+# Under the sanitizers the interpreter is not instrumented: their
+# runtimes are preloaded, and Python's own allocations are not leak-checked.
+ifdef SAN
+PY_SAN_ENV := LD_PRELOAD="$(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)" \
+	ASAN_OPTIONS=detect_leaks=0
+endif
+check-python: all
+	$(PY_SAN_ENV) LD_LIBRARY_PATH=$(abspath $(BUILD)/lib) \
+	PYTHONPATH=$(abspath $(PYDIR)) E2MAP=$(abspath $(E2MAP)) \
+	$(PYTHON) -m pytest -q -p no:cacheprovider python/tests $(PYTEST_ARGS)
+
 test: deps
 	$(MAKE) check
+	$(MAKE) check-python
 	$(MAKE) check-install
 
 # make install into a scratch DESTDIR, then build against it with pkg-config.

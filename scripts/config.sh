@@ -43,3 +43,17 @@ echo "EXT2_STATIC_LIBS := $(pkg-config --static --libs $lib_pkgs) -pthread"
 flags JANSSON jansson
 flags ARCHIVE libarchive
 flags FUSE fuse3
+
+# The Python binding (python/): Debian's python3 with python3-cffi and
+# python3-dev, never a python3 earlier on PATH (no PyPI here: its cffi is
+# Debian's).  Its headers, the extension's file suffix, and the
+# interpreter's own dist-packages under PREFIX, where Debian's python3
+# looks (/usr/local/lib/python3.11/dist-packages).
+py=${PYTHON:-/usr/bin/python3}
+if ! "$py" -c 'import cffi' 2>/dev/null || ! [ -x "$py-config" ]; then
+	"$here/deps.sh" build >&2
+fi
+echo "PYTHON := $py"
+echo "PY_CFLAGS := $("$py-config" --includes)"
+echo "PY_EXT := $("$py" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
+echo "PY_VER := $("$py" -c 'import sys; print("python%d.%d" % sys.version_info[:2])')"

@@ -12,6 +12,8 @@ else
 pkgs="build-essential pkg-config libext2fs-dev comerr-dev libblkid-dev"
 pkgs="$pkgs libewf-dev libvmdk-dev libbfio-dev libvhdi-dev libqcow-dev"
 pkgs="$pkgs libjansson-dev libarchive-dev libfuse3-dev"
+# The Python binding (python/): cffi's API mode compiles against Python.h.
+pkgs="$pkgs python3 python3-dev python3-cffi"
 if [ "${1:-}" != build ]; then
 # Testing: Criterion, the kernel's tools, C++ for the header's C++ build.
 pkgs="$pkgs g++ e2fsprogs libcriterion-dev xfsprogs gzip attr"
@@ -26,6 +28,8 @@ pkgs="$pkgs libarchive-tools python3 fuse3"
 # make check-kernel holds rsync -S from the FUSE mount to rsync from the
 # kernel's (skipped without rsync).
 pkgs="$pkgs rsync"
+# The binding's tests, and the fleet on a real Dask scheduler and workers.
+pkgs="$pkgs python3-pytest python3-dask python3-distributed"
 fi
 # scripts/deps.sh bench: also what make bench runs (not the tests, not CI)
 [ "${1:-}" != bench ] || pkgs="$pkgs python3 sleuthkit util-linux fuse2fs bc"
