@@ -259,8 +259,8 @@ ifdef SAN
 PY_SAN_ENV := LD_PRELOAD="$(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)" \
 	ASAN_OPTIONS=detect_leaks=0
 endif
-check-python: all
-	$(PY_SAN_ENV) LD_LIBRARY_PATH=$(abspath $(BUILD)/lib) \
+check-python: all $(DISKS)/.done
+	$(PY_SAN_ENV) LD_LIBRARY_PATH=$(abspath $(BUILD)/lib) E2MAP_DISKS=$(DISKS) \
 	PYTHONPATH=$(abspath $(PYDIR)) E2MAP=$(abspath $(E2MAP)) \
 	$(PYTHON) -m pytest -q -p no:cacheprovider python/tests $(PYTEST_ARGS)
 

@@ -18,12 +18,12 @@ from .disk import Disk, Partition, disk, partitions
 from .file import Extent, Fiemap, FiemapError, File
 from .image import (CheckReport, DirEntry, Failure, Image, Owner, Run, State, StatFS,
                     Unallocated, open)
-from .records import Record, RecordError
+from .records import Record, RecordError, Summary
 from .stat import Timespec
 
 __version__ = _version()
 
 __all__ = ["open", "disk", "partitions", "Image", "File", "DirEntry",
-           "Record", "RecordError", "Extent", "Fiemap", "FiemapError",
+           "Record", "RecordError", "Summary", "Extent", "Fiemap", "FiemapError",
            "Owner", "Unallocated", "Failure", "CheckReport", "Run", "State", "StatFS",
            "Disk", "Partition", "Timespec", "__version__"]

@@ -34,6 +34,13 @@ def _s(chars) -> str:
     return ffi.string(chars).decode("utf-8", "replace")
 
 
+def _partition(p) -> Partition:
+    return Partition(p.number, bool(p.extended), p.start, p.size,
+                     _s(p.type), _s(p.name), _s(p.uuid), _s(p.fstype),
+                     _s(p.label), _s(p.fsuuid),
+                     bool(lib.e2map_partition_is_ext(p)))
+
+
 def disk(path: PathArg) -> Disk:
     """The disk PATH holds (a bare filesystem: no table, no partitions)."""
     out = ffi.new("struct e2map_disk **")
@@ -42,11 +49,7 @@ def disk(path: PathArg) -> Disk:
         _lib.fail(err, ffi.NULL, path)
     d = out[0]
     try:
-        parts = [Partition(p.number, bool(p.extended), p.start, p.size,
-                           _s(p.type), _s(p.name), _s(p.uuid), _s(p.fstype),
-                           _s(p.label), _s(p.fsuuid),
-                           bool(lib.e2map_partition_is_ext(p)))
-                 for p in d.partitions[0:d.count]]
+        parts = [_partition(d.partitions + i) for i in range(d.count)]
         return Disk(_s(d.format), _s(d.table), _s(d.table_id), d.size, parts)
     finally:
         lib.e2map_disk_free(d)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import mmap
 import os
+import stat
 from typing import TYPE_CHECKING, Iterator, List, NamedTuple, Optional, Tuple
 
 from . import _lib
@@ -102,8 +103,8 @@ class File(io.RawIOBase):
         return True
 
     def seekable(self) -> bool:
-        self._checked()
-        return True
+        # As a file object on the mount: a FIFO is not (ESPIPE).
+        return not stat.S_ISFIFO(self.stat().st_mode)
 
     def writable(self) -> bool:
         self._checked()

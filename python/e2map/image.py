@@ -377,10 +377,10 @@ class Image:
                     onerror(e)
                 continue
             for e in entries:
-                is_dir = e.is_dir()
-                (dirs if is_dir else files).append(e.name)
-                if not topdown and is_dir and (followlinks or
-                                               not e.is_symlink()):
+                is_dir = _or_false(e.is_dir)     # as os.walk: an entry
+                (dirs if is_dir else files).append(e.name)  # stat fails on
+                if not topdown and is_dir and (followlinks or  # is a file
+                                               not _or_false(e.is_symlink)):
                     walk_into.append(e.path)
             if topdown:
                 yield top, dirs, files
@@ -570,6 +570,13 @@ class Image:
             return S.S_ISLNK(self.lstat(path).st_mode)
         except OSError:
             return False
+
+
+def _or_false(test) -> bool:
+    try:
+        return test()
+    except OSError:
+        return False
 
 
 def _owner(o) -> Owner:

@@ -39,7 +39,8 @@ class Record:
     __slots__ = ("ino", "paths_bytes", "mode", "nlink", "uid", "gid", "rdev",
                  "size", "blocks", "atime", "mtime", "ctime", "crtime",
                  "written", "unwritten", "holes", "past_eof", "meta_blocks",
-                 "extents", "fiemap_extents", "inline", "ea_inode", "error")
+                 "extents", "fiemap_extents", "inline", "ea_inode", "error",
+                 "name_only")
 
     ino: int
     paths_bytes: List[bytes]
@@ -59,19 +60,19 @@ class Record:
         """The record as `scan --format jsonl` writes it."""
         def t(v):
             return None if v is None else {"sec": v.sec, "nsec": v.nsec}
-        e = self.error
+        e, u = self.error, _u64
         return {
-            "ino": self.ino,
+            "ino": u(self.ino),
             "paths": [_lib.json_name("path", p) for p in self.paths_bytes],
             "type": self.type, "mode": self.mode, "nlink": self.nlink,
-            "uid": self.uid, "gid": self.gid, "rdev": self.rdev,
-            "size": self.size, "blocks": self.blocks,
+            "uid": self.uid, "gid": self.gid, "rdev": u(self.rdev),
+            "size": u(self.size), "blocks": u(self.blocks),
             "atime": t(self.atime), "mtime": t(self.mtime),
             "ctime": t(self.ctime), "crtime": t(self.crtime),
-            "written": self.written, "unwritten": self.unwritten,
-            "holes": self.holes, "past_eof": self.past_eof,
-            "meta_blocks": self.meta_blocks, "extents": self.extents,
-            "fiemap_extents": self.fiemap_extents, "inline": self.inline,
+            "written": u(self.written), "unwritten": u(self.unwritten),
+            "holes": u(self.holes), "past_eof": u(self.past_eof),
+            "meta_blocks": u(self.meta_blocks), "extents": u(self.extents),
+            "fiemap_extents": u(self.fiemap_extents), "inline": self.inline,
             "ea_inode": self.ea_inode,
             "error": None if e is None else _error_dict(e),
         }
@@ -80,6 +81,15 @@ class Record:
         return "<e2map.Record ino=%d %s %r%s>" % (
             self.ino, self.type, self.paths[:1],
             " error=%s" % self.error.name if self.error else "")
+
+
+# JSON's safe integers end at 2^53 - 1; past them e2map writes a decimal
+# string, so that no reader rounds a size.
+_JSON_MAX_SAFE = 2**53 - 1
+
+
+def _u64(v: int):
+    return v if v <= _JSON_MAX_SAFE else str(v)
 
 
 def _error_dict(e: RecordError) -> dict:
@@ -119,6 +129,7 @@ def _record(r, names: List[bytes], detail: str) -> Record:
     rec.inline = bool(r.flags & lib.E2MAP_REC_INLINE)
     rec.ea_inode = bool(r.flags & lib.E2MAP_REC_EA_INODE)
     rec.error = _error(r.err, detail)
+    rec.name_only = False
     return rec
 
 
@@ -127,7 +138,60 @@ def _stray(ino: int, name: bytes, err: int, detail: str) -> Record:
     record of its own, as `e2map scan` prints it."""
     r = ffi.new("struct e2map_record *")
     r.ino, r.err = ino, err
-    return _record(r, [name], detail)
+    rec = _record(r, [name], detail)
+    rec.name_only = True
+    return rec
+
+
+class Summary:
+    """What `e2map scan` sums up after its records: the regular files a
+    copy of the mount reads (those with a name), what a naive copy and a
+    sparse-aware one move, and the most fragmented files."""
+
+    def __init__(self, top: int = 10) -> None:
+        self.inodes = self.errors = self.regular_files = 0
+        self.apparent = self.written = self.unwritten = 0
+        self.holes = self.past_eof = self.allocated = 0
+        self.top = top
+        self._frag: list = []
+
+    def add(self, r: Record) -> None:
+        self.errors += r.error is not None
+        if r.name_only:
+            return      # a name, not an inode
+        self.inodes += 1
+        self.allocated += r.blocks * 512
+        if not S.S_ISREG(r.mode) or not r.paths_bytes:
+            return
+        self.regular_files += 1
+        self.apparent += r.size
+        self.written += r.written
+        self.unwritten += r.unwritten
+        self.holes += r.holes
+        self.past_eof += r.past_eof
+        if r.fiemap_extents >= 2 and self.top:
+            self._frag.append((-r.fiemap_extents, -r.extents, r.ino,
+                               r.paths_bytes[0]))
+            if len(self._frag) > 4 * self.top:
+                self._frag = sorted(self._frag)[:self.top]
+
+    def asdict(self) -> dict:
+        """The summary line of `scan --format jsonl`."""
+        frag = [dict(ino=ino, **_lib.json_name("path", path),
+                     fiemap_extents=-fe, extents=-ex)
+                for fe, ex, ino, path in sorted(self._frag)[:self.top]]
+        u = _u64
+        return {"inodes": self.inodes, "errors": self.errors,
+                "regular_files": self.regular_files,
+                "apparent_bytes": u(self.apparent),
+                "written_bytes": u(self.written),
+                "unwritten_bytes": u(self.unwritten),
+                "hole_bytes": u(self.holes),
+                "past_eof_bytes": u(self.past_eof),
+                "allocated_bytes": u(self.allocated),
+                "naive_copy_bytes": u(self.apparent),
+                "sparse_copy_bytes": u(self.written),
+                "most_fragmented": frag}
 
 
 class _Scan:
