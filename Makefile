@@ -276,6 +276,7 @@ check-install: all
 	$(MAKE) install DESTDIR=$(INSTALL_ROOT)
 	DESTDIR=$(INSTALL_ROOT) PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) \
 	INCLUDEDIR=$(INCLUDEDIR) PKGCONFIGDIR=$(PKGCONFIGDIR) BINDIR=$(BINDIR) \
+	PYTHONDIR=$(PYTHONDIR) PYTHON=$(PYTHON) \
 	CC='$(CC)' CXX='$(CXX)' scripts/check/install.sh '$(SAN)'
 	rm -rf $(INSTALL_ROOT)
 
@@ -304,6 +305,10 @@ install: all
 	install -m 644 lib/include/e2map/*.h $(DESTDIR)$(INCLUDEDIR)/e2map/
 	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/e2map.pc
 	install -m 644 cmd/e2map.1 $(DESTDIR)$(MANDIR)/man1/e2map.1
+	install -d $(DESTDIR)$(PYTHONDIR)/e2map $(DESTDIR)$(PYTHONDIR)/e2map/fleet
+	install -m 644 $(filter-out python/e2map/fleet/%,$(PY_SRCS)) $(DESTDIR)$(PYTHONDIR)/e2map/
+	$(if $(filter python/e2map/fleet/%,$(PY_SRCS)),install -m 644 $(filter python/e2map/fleet/%,$(PY_SRCS)) $(DESTDIR)$(PYTHONDIR)/e2map/fleet/)
+	install -m 755 $(PY_EXT_SO) $(DESTDIR)$(PYTHONDIR)/e2map/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/e2map $(DESTDIR)$(LIBDIR)/libe2map.a \
@@ -311,6 +316,7 @@ uninstall:
 		$(DESTDIR)$(INCLUDEDIR)/e2map.h $(DESTDIR)$(PKGCONFIGDIR)/e2map.pc \
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(subst lib/include/,,$(wildcard lib/include/e2map/*.h))) \
 		$(DESTDIR)$(MANDIR)/man1/e2map.1
+	rm -rf $(DESTDIR)$(PYTHONDIR)/e2map
 
 clean:
 	rm -rf $(OBJ) $(CONFIG) build $(LIBA) $(LIBSO) $(E2MAP) $(PC) $(BUILD)/tests/probe \

@@ -392,9 +392,10 @@ class Image:
                 stack.append((top, dirs, files))
                 stack.extend(reversed(walk_into))
 
-    def readlink(self, path: PathArg) -> Union[str, bytes]:
-        """os.readlink: the target (bytes for a bytes path)."""
-        ino = self.lstat(path).st_ino
+    def readlink(self, path: Union[PathArg, int]) -> Union[str, bytes]:
+        """os.readlink: the target (bytes for a bytes path or an inode
+        number)."""
+        ino = path if isinstance(path, int) else self.lstat(path).st_ino
         out = ffi.new("char **")
         with self._lock:
             n = lib.e2map_inode_readlink_alloc(self._checked(), ino, out)
@@ -404,7 +405,7 @@ class Image:
             raw = ffi.unpack(out[0], n)
         finally:
             lib.e2map_free(out[0])
-        return raw if isinstance(path, bytes) else _lib.decode(raw)
+        return raw if isinstance(path, (bytes, int)) else _lib.decode(raw)
 
     def xattrs(self, path: PathArg) -> Dict[str, bytes]:
         """Every extended attribute of PATH (not followed, as llistxattr),

@@ -6,10 +6,12 @@
 #     (nothing of libext2fs's: a user of e2map.h does not include them);
 #   - a C program and the same as C++98 link against libe2map.so;
 #   - a C program links fully static with `pkg-config --static --libs`;
+#   - the Python package imports from PYTHONDIR and uses the installed
+#     library;
 #   - each one answers as the installed e2map does on the sample image.
 #
 #   DESTDIR=ROOT PREFIX=... LIBDIR=... INCLUDEDIR=... PKGCONFIGDIR=... \
-#   BINDIR=... scripts/check/install.sh [EXTRA_CFLAGS]
+#   BINDIR=... PYTHONDIR=... PYTHON=... scripts/check/install.sh [EXTRA_CFLAGS]
 # EXTRA_CFLAGS (the sanitizer flags of the build) go on every compile; with
 # them the static link is skipped (the sanitizers do not link statically).
 set -eu
@@ -84,6 +86,26 @@ run "C89, shared" env LD_LIBRARY_PATH="$DESTDIR$LIBDIR" "$tmp/prog89"
 $CXX -x c++ -std=c++98 -Wall -Wextra -Werror $extra $cflags -o "$tmp/prog++" \
 	"$tmp/prog.c" -x none $libs
 run "C++98, shared" env LD_LIBRARY_PATH="$DESTDIR$LIBDIR" "$tmp/prog++"
+
+# The Python package, from its installed place, on the installed library
+# (its extension's RUNPATH is LIBDIR; DESTDIR moves both).
+py=${PYTHON:-/usr/bin/python3}
+pydir=$DESTDIR$PYTHONDIR
+[ -f "$pydir/e2map/__init__.py" ] && [ -f "$pydir/e2map/py.typed" ] ||
+	fail "no e2map package in $pydir"
+cat > "$tmp/prog.py" <<'PROG'
+import os, sys
+import e2map
+with e2map.open(sys.argv[1]) as img, img.open(sys.argv[2]) as f:
+    print("DATA\t%d" % f.seek(int(sys.argv[3]), os.SEEK_DATA))
+PROG
+if [ -n "$extra" ]; then
+	echo "check-install: Python skipped (sanitizer build: see make check-python)"
+else
+	run "Python" env LD_LIBRARY_PATH="$DESTDIR$LIBDIR" PYTHONPATH="$pydir" \
+		PYTHONDONTWRITEBYTECODE=1 "$py" "$tmp/prog.py"
+fi
+
 if [ -n "$extra" ]; then
 	echo "check-install: static link skipped (sanitizer build)"
 	exit 0
