@@ -397,7 +397,8 @@ int cmd_json_stream_end(json_t *tail);
  * with its inode's paths (PATH[i], LEN[i] bytes) and the detail of its
  * error; M answers readlink for body's "NAME -> TARGET".
  */
-enum scan_format { SCAN_TABLE, SCAN_JSONL, SCAN_CSV, SCAN_BODY };
+enum scan_format { SCAN_TABLE, SCAN_JSONL, SCAN_CSV, SCAN_BODY,
+		   SCAN_TIMESKETCH };
 struct scan_item {
 	const struct e2map_record *r;
 	const char *const *path;

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 static const char *const formats[] = { "table", "jsonl", "csv", "body",
-				       NULL };
+				       "timesketch", NULL };
 
 struct scan_opts {
 	int top;
@@ -330,8 +330,9 @@ static void free_slots(void *opts)
 #define FIELD(member) offsetof(struct scan_opts, member)
 
 static const struct cmd_option scan_options[] = {
-	CMD_OPT_FORMAT(formats, "table (default), jsonl, csv, or body "
-		       "(The Sleuth Kit's, for mactime -b)"),
+	CMD_OPT_FORMAT(formats, "table (default), jsonl, csv, body "
+		       "(The Sleuth Kit's, for mactime -b), or timesketch "
+		       "(JSONL events for Timesketch)"),
 	{ .long_name = "top", .arg = "N", .action = CMD_OPT_PARSE,
 	  .parse = cmd_parse_count, .what = "count", .field = FIELD(top),
 	  .help = "the summary's N most fragmented files (10; 0: none)" },
@@ -483,7 +484,8 @@ static json_t *json_summary(const struct scan_run *run)
 }
 
 /* The summary where the format leaves room for it: stdout for table and
- * jsonl (its last line), stderr for csv and body, which must stay pure. */
+ * jsonl (its last line), stderr for csv, body and timesketch, which must
+ * stay pure. */
 static int finish(struct scan_run *run)
 {
 	if (run->fmt == SCAN_JSONL)

@@ -4,14 +4,17 @@
  * jansson (cmd/json.c's rules for names and large integers), CSV as RFC
  * 4180 (names escaped \xHH where not UTF-8 text), and The Sleuth Kit's
  * body format (MD5|name|inode|mode_as_string|UID|GID|size|atime|mtime|
- * ctime|crtime, md5 0), which `mactime -b` turns into a timeline.
+ * ctime|crtime, md5 0), which `mactime -b` turns into a timeline, and
+ * Timesketch's JSONL, which its importer takes as it is.
  */
 #include "cmd.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 const char *scan_type_name(uint32_t mode)
 {
@@ -347,6 +350,103 @@ static void body_item(e2map_t *m, const struct scan_item *it)
 	}
 }
 
+/* ---- timesketch ---- */
+
+/* plaso's filestat descriptions: one event per name and per time. */
+static const char *const ts_desc[] = { "Content Modification Time",
+				       "Last Access Time",
+				       "Metadata Modification Time",
+				       "Creation Time" };
+
+static const char *ts_word(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "file";
+	case S_IFDIR: return "directory";
+	case S_IFLNK: return "link";
+	case S_IFIFO: return "pipe";
+	case S_IFSOCK: return "socket";
+	case S_IFCHR: case S_IFBLK: return "device";
+	default: return "unknown";
+	}
+}
+
+/* ISO 8601 in UTC with microseconds, as Timesketch and plaso write it. */
+static void ts_datetime(const struct e2map_timespec *t, char out[64])
+{
+	time_t sec = (time_t)t->sec;
+	struct tm tm;
+
+	gmtime_r(&sec, &tm);
+	snprintf(out, 64, "%04d-%02d-%02dT%02d:%02d:%02d.%06u+00:00",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec, (unsigned)(t->nsec / 1000 % 1000000));
+}
+
+static int ts_event(const struct scan_item *it, json_t *names,
+		    const char *text, const char *desc,
+		    const struct e2map_timespec *t)
+{
+	const struct e2map_record *r = it->r;
+	const struct e2map_stat *st = &r->st;
+	json_t *ev = json_object(), *v;
+	const char *key;
+	char when[64], *msg;
+
+	ts_datetime(t, when);
+	if (asprintf(&msg, "%s Type: %s", text, ts_word(st->mode)) < 0)
+		msg = NULL;
+	cmd_json_set(ev, "message", msg ? json_string(msg) : NULL);
+	free(msg);
+	cmd_json_set(ev, "datetime", json_string(when));
+	cmd_json_set(ev, "timestamp", json_integer(t->sec * 1000000 +
+						   t->nsec / 1000));
+	cmd_json_set(ev, "timestamp_desc", json_string(desc));
+	/* The second's nanoseconds: in one count they pass int64_t
+	 * after 2262. */
+	cmd_json_set(ev, "nanoseconds", json_integer(t->nsec));
+	cmd_json_set(ev, "data_type", json_string("fs:stat"));
+	cmd_json_set(ev, "parser", json_string("e2map"));
+	cmd_json_set(ev, "display_name", json_string(text));
+	json_object_foreach(names, key, v)
+		cmd_json_set(ev, key, json_incref(v));
+	cmd_json_set(ev, "inode", cmd_json_u64(r->ino));
+	cmd_json_set(ev, "file_entry_type", json_string(ts_word(st->mode)));
+	cmd_json_set(ev, "file_size", cmd_json_u64(st->size));
+	cmd_json_set(ev, "mode", json_integer(st->mode));
+	cmd_json_set(ev, "uid", json_integer(st->uid));
+	cmd_json_set(ev, "gid", json_integer(st->gid));
+	return cmd_json_print(ev);
+}
+
+/*
+ * Timesketch's JSONL (message, datetime, timestamp_desc), one event per
+ * name and per time the inode keeps, as plaso's fs:stat events: names
+ * as text (U+FFFD for each byte that is not UTF-8, and filename_hex).
+ */
+static int timesketch_item(const struct scan_item *it)
+{
+	const struct e2map_stat *st = &it->r->st;
+	const struct e2map_timespec *t[] = { &st->mtime, &st->atime,
+					     &st->ctime, &st->crtime };
+	size_t n = (st->mask & E2MAP_STAT_CRTIME) ? 4 : 3;
+	int err = 0;
+
+	if (!(it->r->flags & E2MAP_REC_STAT))
+		return 0;
+	for (size_t i = 0; i < it->n && !err; i++) {
+		json_t *names = json_object();
+
+		cmd_json_set_name(names, "filename", it->path[i], it->len[i]);
+		for (size_t k = 0; k < n && !err; k++)
+			err = ts_event(it, names, json_string_value(
+				json_object_get(names, "filename")),
+				ts_desc[k], t[k]);
+		json_decref(names);
+	}
+	return err;
+}
+
 void scan_print_head(enum scan_format fmt)
 {
 	if (fmt == SCAN_TABLE)
@@ -370,6 +470,8 @@ int scan_print_item(enum scan_format fmt, e2map_t *m,
 	case SCAN_BODY:
 		body_item(m, it);
 		return 0;
+	case SCAN_TIMESKETCH:
+		return timesketch_item(it);
 	}
 	return -EINVAL;
 }

@@ -111,11 +111,11 @@ def body(rec: Record, target: Optional[bytes] = None) -> bytes:
         times = b"0|0|0|0"
     tail = b"|%d|%s|%d|%d|%d|%s\n" % (rec.ino, mode.encode(), rec.uid,
                                       rec.gid, rec.size, times)
-    names = [p for p in rec.paths_bytes if p != b"/"]   # fls: not the root
-    if not rec.paths_bytes:
-        names = [b"<%d>" % rec.ino]
+    if not rec.paths_bytes:     # no name: "<INO>", no target
+        return b"0|<%d>%s" % (rec.ino, tail)
     link = b" -> " + _body_name(target) if target is not None else b""
-    return b"".join(b"0|" + _body_name(n) + link + tail for n in names)
+    return b"".join(b"0|" + _body_name(n) + link + tail
+                    for n in rec.paths_bytes if n != b"/")  # fls: no root
 
 
 # plaso's filestat descriptions, one event per time (MACB).
@@ -132,23 +132,29 @@ _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 def timesketch(rec: Record, **extra) -> Iterator[dict]:
     """Timesketch-ready events (message, datetime, timestamp_desc, and
     timestamp in microseconds, as plaso's fs:stat events carry them), one
-    per name and per time the inode keeps; EXTRA fields go on each."""
+    per name and per time the inode keeps, as `scan --format timesketch`
+    writes them; EXTRA fields go on each."""
+    if rec.atime is None:
+        return
     word = _WORDS.get(rec.type, "unknown")
     for raw in rec.paths_bytes:
-        path = _lib.decode(raw)
+        names = _lib.json_name("filename", raw)
+        text = names["filename"]
         for key, desc in _TIMES:
             t = getattr(rec, key)
             if t is None:
                 continue
             us = t.sec * 1_000_000 + t.nsec // 1000
             when = _EPOCH + _dt.timedelta(microseconds=us)
-            ev = {"message": "%s Type: %s" % (path, word),
+            ev = {"message": "%s Type: %s" % (text, word),
                   "datetime": when.isoformat(timespec="microseconds"),
                   "timestamp": us, "timestamp_desc": desc,
-                  "timestamp_ns": t.sec * 1_000_000_000 + t.nsec,
+                  "nanoseconds": t.nsec,
                   "data_type": "fs:stat", "parser": "e2map",
-                  "display_name": path, "filename": path, "inode": rec.ino,
-                  "file_entry_type": word, "file_size": rec.size,
-                  "mode": rec.mode, "uid": rec.uid, "gid": rec.gid}
+                  "display_name": text}
+            ev.update(names)
+            ev.update(inode=rec.ino, file_entry_type=word,
+                      file_size=rec.size, mode=rec.mode, uid=rec.uid,
+                      gid=rec.gid)
             ev.update(extra)
             yield ev

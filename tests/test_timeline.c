@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * scan --format timesketch against the mount: for every name lstat
+ * reaches on the kernel's mount (scripts/record/scan.sh), one event per
+ * time statx gives (mtime, atime, ctime, btime where there is one), with
+ * plaso's description, the time in microseconds and its nanoseconds; and
+ * nothing else for those names.  The datetime text is held to Python's
+ * datetime by python/tests/test_formats.py.
+ */
+#include <criterion/criterion.h>
+
+#include <jansson.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_run.h"
+#include "fixture.h"
+#include "scan_cmp.h"
+#include "scan_rec.h"
+
+struct events {
+	char **v;
+	size_t n, cap;
+};
+
+static void add(struct events *e, char *s)
+{
+	if (e->n == e->cap) {
+		e->cap = e->cap ? 2 * e->cap : 256;
+		e->v = realloc(e->v, e->cap * sizeof(*e->v));
+		cr_assert(e->v);
+	}
+	e->v[e->n++] = s;
+}
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "PATH|DESC|USEC|NSEC" of a kernel time "SEC.NSEC" ("-": none). */
+static void kernel_event(struct events *e, const char *path,
+			 const char *desc, const char *t)
+{
+	long long sec;
+	unsigned nsec;
+	char *line;
+
+	if (!strcmp(t, "-"))
+		return;
+	cr_assert_eq(sscanf(t, "%lld.%u", &sec, &nsec), 2, "time %s", t);
+	cr_assert(asprintf(&line, "%s|%s|%lld|%u", path, desc,
+			   sec * 1000000 + nsec / 1000, nsec) > 0);
+	add(e, line);
+}
+
+static void kernel_events(const struct scan_kernel *k, struct events *e)
+{
+	for (size_t i = 0; i < k->n; i++) {
+		const struct scan_kinode *in = &k->v[i];
+
+		for (size_t j = 0; j < in->npaths; j++) {
+			const char *p = in->paths[j];
+
+			if (!scan_kernel_lists(k, p, strlen(p)))
+				continue;
+			kernel_event(e, p, "Content Modification Time",
+				     in->st.mtime);
+			kernel_event(e, p, "Last Access Time", in->st.atime);
+			kernel_event(e, p, "Metadata Modification Time",
+				     in->st.ctime);
+			kernel_event(e, p, "Creation Time", in->st.btime);
+		}
+	}
+}
+
+/* The event's name as bytes: filename_hex where the name is not UTF-8. */
+static char *event_name(json_t *ev)
+{
+	const char *hex = json_string_value(json_object_get(ev, "filename_hex"));
+	char *raw;
+
+	if (!hex)
+		return strdup(json_string_value(json_object_get(ev, "filename")));
+	raw = calloc(1, strlen(hex) / 2 + 1);
+	cr_assert(raw);
+	for (size_t i = 0; hex[2 * i]; i++)
+		cr_assert_eq(sscanf(hex + 2 * i, "%2hhx",
+				    (unsigned char *)&raw[i]), 1);
+	return raw;
+}
+
+static void e2map_events(const struct scan_kernel *k, const char *out,
+			 struct events *e)
+{
+	const char *at = out, *nl;
+
+	for (; (nl = strchr(at, '\n')); at = nl + 1) {
+		json_error_t jerr;
+		json_t *ev = json_loadb(at, (size_t)(nl - at), 0, &jerr);
+		char *name, *line;
+
+		cr_assert(ev, "not JSON: %.*s", (int)(nl - at), at);
+		cr_assert(json_is_string(json_object_get(ev, "message")) &&
+			  json_is_string(json_object_get(ev, "datetime")));
+		name = event_name(ev);
+		if (scan_kernel_lists(k, name, strlen(name))) {
+			cr_assert(asprintf(&line, "%s|%s|%" JSON_INTEGER_FORMAT
+					   "|%" JSON_INTEGER_FORMAT, name,
+					   json_string_value(json_object_get(
+						ev, "timestamp_desc")),
+					   json_integer_value(json_object_get(
+						ev, "timestamp")),
+					   json_integer_value(json_object_get(
+						ev, "nanoseconds"))) > 0);
+			add(e, line);
+		}
+		free(name);
+		json_decref(ev);
+	}
+	cr_assert_eq(*at, '\0', "the events end without a newline");
+}
+
+static void compare(const char *name)
+{
+	const char *args[] = { "scan", "--format", "timesketch", "-q", NULL,
+			       NULL };
+	struct events want = { 0 }, got = { 0 };
+	struct scan_kernel k;
+	struct cli_out r;
+	char path[4096], *img = fixture_image(name);
+	size_t i;
+
+	cr_assert(img);
+	snprintf(path, sizeof(path), "%s/%s.scan", fixture_testdata(), name);
+	cr_assert_eq(scan_kernel_load(path, &k), 0);
+	args[4] = img;
+	cr_assert_eq(cli_run(args, &r), 0, "E2MAP is not set");
+	kernel_events(&k, &want);
+	e2map_events(&k, r.out ? r.out : "", &got);
+	qsort(want.v, want.n, sizeof(*want.v), by_str);
+	qsort(got.v, got.n, sizeof(*got.v), by_str);
+	cr_expect_eq(got.n, want.n, "%s: %zu events, the mount %zu", name,
+		     got.n, want.n);
+	for (i = 0; i < got.n && i < want.n; i++)
+		if (strcmp(got.v[i], want.v[i])) {
+			cr_expect_fail("%s: event\n  %s\nthe mount's\n  %s", name,
+				       got.v[i], want.v[i]);
+			break;
+		}
+	for (i = 0; i < want.n; i++)
+		free(want.v[i]);
+	for (i = 0; i < got.n; i++)
+		free(got.v[i]);
+	free(want.v);
+	free(got.v);
+	cli_out_free(&r);
+	scan_kernel_free(&k);
+	fixture_remove(img);
+}
+
+TestSuite(timeline, .timeout = 300);
+
+Test(timeline, timesketch_events_are_the_mounts_times)
+{
+	static const char *const images[] = {
+		"ext4-4k", "ext4-1k", "ext2-1k", "ext3-1k", "ext4-names",
+		"ext4-links", "crypt-4k", "corrupt-4k", "special-1k",
+		"times-4k", "times128-1k", "times-noextra-1k", "linear-1k",
+	};
+
+	if (!getenv("E2MAP"))
+		cr_skip_test("E2MAP is not set (run through make check)");
+	for (size_t i = 0; i < sizeof(images) / sizeof(*images); i++)
+		compare(images[i]);
+}
