@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-License-Identifier: GPL-2.0-or-later
 """dask-worker --preload for test_fleet: this worker process dies (as a
 worker killed by the OOM killer or a crash dies) as it starts its third
 scan task, so the scheduler must hand that task to another worker."""

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The binding's own promises: errors as OSError subclasses with the
 kernel's errno and e2map's detail, handles closed by with, close() and
 the collector, a closed one raising ValueError, pickling by path."""

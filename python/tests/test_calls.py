@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Every kernel recording of open/lseek/FIEMAP calls (testdata's .calls,
 tests/calls.h's format) replayed through the binding, line by line: the
 same answers as the kernel gave on the mount, from Python."""

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-License-Identifier: GPL-2.0-or-later
 """python3 -m e2map.fleet on real Dask: a LocalCluster, and a
 dask-scheduler with two dask-worker processes started here on 127.0.0.1
 (one of which dies mid-job).  54 images of mixed kinds (raw ext2/3/4 made
@@ -201,3 +201,31 @@ def test_fleet_on_a_scheduler_and_two_workers(fleet_images, tmp_path):
                 proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+def test_fleet_formats_hashes_and_redo(fleet_images, tmp_path):
+    """--format csv and body are the CLI's bytes; --sha256 hashes the
+    image file; --redo scans again what a run finished."""
+    import hashlib
+    few = fleet_images[:4] + [f for f in fleet_images if "E01" in f]
+    for fmt in ("csv", "body"):
+        out = tmp_path / fmt
+        args = ["scan", *few, "--out", str(out), "--workers", "1",
+                "--format", fmt, "--sha256", "--no-progress"]
+        assert fleet(*args).returncode == 0
+        first = {f.name: f.stat().st_mtime_ns
+                 for f in (out / "done").iterdir()}
+        p = fleet(*args, "--redo")
+        assert p.returncode == 0 and "(0 skipped as done" in p.stderr
+        for r in map(json.loads, (out / "manifest.jsonl").open()):
+            with open(r["image"], "rb") as f:
+                assert r["sha256"] == hashlib.sha256(f.read()).hexdigest()
+            argv = [e2map_cli(), "scan", "-q", "--format", fmt]
+            if r["partition"] is not None:
+                argv += ["--partition", str(r["partition"])]
+            want = subprocess.run(argv + [r["image"]],
+                                  stdout=subprocess.PIPE).stdout
+            with gzip.open(out / r["records_file"]) as f:
+                assert f.read() == want, r["id"]
+        assert all(f.stat().st_mtime_ns != first[f.name]
+                   for f in (out / "done").iterdir())

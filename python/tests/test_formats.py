@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The fleet's record formats against the CLI's, byte for byte (csv,
 body) or event for event (timesketch), on every testdata image with a
 scan recording (the CLI's formats are held to the kernel by the C suite:

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-License-Identifier: GPL-2.0-or-later
 """File reads against read(2) on the mount (scripts/record/read.sh): for
 every recorded path, the same open error, or the same bytes (sha256) up
 to the same end and the same errno where the read failed."""

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Image.scan() against `e2map scan --format jsonl` (held to the kernel by
 the C suite), record for record, on every testdata image and shipped
 corpus image; and its stat fields against the kernel's own recording."""

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-License-Identifier: GPL-2.0-or-later
 """scandir/listdir against getdents64 on the mount (scripts/record/
 readdir.sh's recordings), lstat against the kernel's, walk as os.walk."""
 import errno
