@@ -97,6 +97,8 @@ def test_file_works_where_file_objects_do(rec, packed, unpacked, tmp_path):
                 continue
             want = results[0][5]
             with img.open(path) as f:
+                if not stat.S_ISREG(f.stat().st_mode):
+                    continue        # a FIFO copies, but does not seek
                 out = tmp_path / "copy"
                 with open(out, "wb") as dst:
                     shutil.copyfileobj(f, dst)
