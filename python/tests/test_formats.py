@@ -22,8 +22,11 @@ def cli(img: str, fmt: str) -> bytes:
 def test_formats_are_the_clis(rec, packed, unpacked):
     img = unpacked(packed)
     csv, body, events = [formats.CSV_HEAD.encode()], [], []
+    jsonl = []
     with e2map.open(img) as image:
         for r in image.scan():
+            jsonl.append(json.loads(formats.jsonl(r)))
+            assert jsonl[-1] == r.asdict()
             csv.append(formats.csv(r).encode("utf-8", "surrogateescape"))
             target = None
             if r.atime is not None and r.type == "symlink":
@@ -33,6 +36,7 @@ def test_formats_are_the_clis(rec, packed, unpacked):
                     pass
             body.append(formats.body(r, target))
             events.extend(formats.timesketch(r))
+    assert jsonl == [json.loads(l) for l in cli(img, "jsonl").splitlines()][:-1]
     assert b"".join(csv) == cli(img, "csv")
     assert b"".join(body) == cli(img, "body")
     want = [json.loads(l) for l in cli(img, "timesketch").splitlines()]

@@ -93,22 +93,41 @@ def _open(task: Task) -> e2map.Image:
 
 def _write_records(img: e2map.Image, out, fmt: str, tl, extra: Dict,
                    threads: int) -> e2map.Summary:
+    """Records in FMT into OUT, events into TL: a few hundred KiB a
+    write, since zlib's cost is per call on lines this short."""
     total = e2map.Summary()
-    if fmt == "csv":
-        out.write(formats.CSV_HEAD.encode())
+    lines: List[bytes] = [formats.CSV_HEAD.encode()] if fmt == "csv" else []
+    events: List[bytes] = []
+    size = 0
     for rec in img.scan(threads=threads):
         total.add(rec)
-        if fmt == "jsonl":
-            out.write(formats.jsonl(rec).encode("utf-8", "surrogateescape"))
-        elif fmt == "csv":
-            out.write(formats.csv(rec).encode("utf-8", "surrogateescape"))
+        if fmt == "body":
+            line = formats.body(rec, _target(img, rec))
         else:
-            out.write(formats.body(rec, _target(img, rec)))
+            text = formats.jsonl(rec) if fmt == "jsonl" else formats.csv(rec)
+            line = text.encode("utf-8", "surrogateescape")
+        lines.append(line)
+        size += len(line)
         if tl is not None:
-            for ev in formats.timesketch(rec, **extra):
-                tl.write(json.dumps(ev, ensure_ascii=False).encode(
-                    "utf-8", "surrogateescape") + b"\n")
+            events.extend(formats.timesketch_line(ev).encode(
+                "utf-8", "surrogateescape")
+                for ev in formats.timesketch(rec, **extra))
+        if size >= _FLUSH:
+            _flush(out, lines, tl, events)
+            size = 0
+    _flush(out, lines, tl, events)
     return total
+
+
+_FLUSH = 256 << 10
+
+
+def _flush(out, lines: List[bytes], tl, events: List[bytes]) -> None:
+    out.write(b"".join(lines))
+    lines.clear()
+    if tl is not None:
+        tl.write(b"".join(events))
+        events.clear()
 
 
 def _target(img: e2map.Image, rec) -> Optional[bytes]:
