@@ -229,3 +229,28 @@ def test_fleet_formats_hashes_and_redo(fleet_images, tmp_path):
                 assert f.read() == want, r["id"]
         assert all(f.stat().st_mtime_ns != first[f.name]
                    for f in (out / "done").iterdir())
+
+
+def test_fleet_shows_dasks_progress_bar_on_a_terminal(fleet_images):
+    """On a terminal (stderr a pty) Dask's bar is drawn there; stdout
+    keeps du's JSON whole."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen([sys.executable, "-m", "e2map.fleet", "du",
+                          *fleet_images[:6], "--workers", "1"], env=env(),
+                         stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    out, _ = p.communicate(timeout=120)
+    os.close(master)
+    assert p.returncode == 0
+    assert json.loads(out)["total"]["filesystems"] == 6
+    assert b"[####" in shown and b"100% Completed" in shown, shown[-300:]

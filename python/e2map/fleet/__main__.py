@@ -17,6 +17,7 @@ where images failed (their rows say why), 1 when the job itself failed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -89,7 +90,9 @@ def gather(client, futures, progress: bool) -> List:
     every time) is returned as its exception."""
     from distributed import as_completed, progress as bar
     if progress:
-        bar(futures)
+        # Dask's text bar writes to stdout, which du and find answer on.
+        with contextlib.redirect_stdout(sys.stderr):
+            bar(futures)
         print(file=sys.stderr)
     out = {}
     for fut in as_completed(futures):
