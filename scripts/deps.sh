@@ -30,6 +30,8 @@ pkgs="$pkgs libarchive-tools python3 fuse3"
 pkgs="$pkgs rsync"
 # The binding's tests, and the fleet on a real Dask scheduler and workers.
 pkgs="$pkgs python3-pytest python3-dask python3-distributed"
+# mypy: the package says it is typed (py.typed); a test holds it to that.
+pkgs="$pkgs mypy"
 fi
 # scripts/deps.sh bench: also what make bench runs (not the tests, not CI)
 [ "${1:-}" != bench ] || pkgs="$pkgs python3 sleuthkit util-linux fuse2fs bc"

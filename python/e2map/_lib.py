@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 import errno as _errno
 import os
-from typing import NoReturn, Optional, Union
+from typing import NoReturn, Optional, Tuple, Union
 
 from ._native import ffi, lib
 
@@ -41,9 +41,10 @@ def fail(err: int, m=ffi.NULL, filename=None) -> NoReturn:
     raise oserror(err, detail_of(m), filename)
 
 
-def _one_per_byte(e: UnicodeDecodeError):
+def _one_per_byte(e: UnicodeError) -> Tuple[str, int]:
     # U+FFFD for each byte that is not UTF-8, as e2map's JSON writes names
     # (Python's own "replace" takes a whole ill-formed sequence at once).
+    assert isinstance(e, UnicodeDecodeError)
     return "\ufffd", e.start + 1
 
 
@@ -68,7 +69,8 @@ _PREFERRED = {_errno.EOPNOTSUPP: "EOPNOTSUPP", _errno.EAGAIN: "EAGAIN",
 
 def errno_name(err: int) -> str:
     """"ENOENT" for -ENOENT, as e2map's JSON names errors."""
-    return _PREFERRED.get(-err) or _errno.errorcode.get(-err, "unknown")
+    name = _PREFERRED.get(-err) or _errno.errorcode.get(-err)
+    return name or "unknown"
 
 
 def version() -> str:

@@ -123,7 +123,7 @@ class File(io.RawIOBase):
 
     def readall(self) -> bytes:
         """The rest in large reads, not RawIOBase's 8 KiB ones."""
-        chunks = []
+        chunks: List[bytes] = []
         while True:
             data = self.read(_CHUNK)
             if not data:

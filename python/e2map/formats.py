@@ -143,13 +143,12 @@ def _body_name(raw: bytes) -> bytes:
 def body(rec: Record, target: Optional[bytes] = None) -> bytes:
     """The lines of The Sleuth Kit's body format (`mactime -b`) for REC;
     TARGET is a symlink's (Image.readlink), added as fls adds it."""
-    full = rec.atime is not None
     mode = _body_mode(rec.mode)
-    if full:
-        times = b"%d|%d|%d|%d" % (rec.atime.sec, rec.mtime.sec,
-                                  rec.ctime.sec,
+    a, m, c = rec.atime, rec.mtime, rec.ctime
+    if a is not None and m is not None and c is not None:
+        times = b"%d|%d|%d|%d" % (a.sec, m.sec, c.sec,
                                   rec.crtime.sec if rec.crtime else 0)
-    else:
+    else:                       # the stat failed: no times
         times = b"0|0|0|0"
     tail = b"|%d|%s|%d|%d|%d|%s\n" % (rec.ino, mode.encode(), rec.uid,
                                       rec.gid, rec.size, times)

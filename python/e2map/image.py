@@ -8,7 +8,7 @@ import os
 import stat as S
 import threading
 import weakref
-from typing import (Callable, Dict, Iterator, List, NamedTuple, Optional,
+from typing import (Any, Callable, Dict, Iterator, List, NamedTuple, Optional,
                     Tuple, Union)
 
 from . import _lib, records
@@ -39,9 +39,10 @@ class StatFS(NamedTuple):
 
 
 class Owner(NamedTuple):
-    """A range of blocks and who owns it (e2map blockmap)."""
+    """A range of blocks and who owns it (e2map blockmap): LENGTH blocks
+    from START."""
     start: int
-    count: int
+    length: int
     kind: str
     ino: int
     lblk: int
@@ -361,35 +362,37 @@ class Image:
     def walk(self, top: PathArg = "/", topdown: bool = True,
              onerror: Optional[Callable[[OSError], None]] = None,
              followlinks: bool = False
-             ) -> Iterator[Tuple[str, List[str], List[str]]]:
+             ) -> Iterator[Tuple[Any, List[Any], List[Any]]]:
         """os.walk over the mount: (dirpath, dirnames, filenames)."""
-        stack: list = [top]
+        stack: List[Any] = [os.fspath(top)]
         while stack:
-            top = stack.pop()
-            if isinstance(top, tuple):      # bottom-up: a finished dir
-                yield top
+            item = stack.pop()
+            if isinstance(item, tuple):      # bottom-up: a finished dir
+                yield item[0], item[1], item[2]
                 continue
-            dirs, files, walk_into = [], [], []
+            dirs: List[Any] = []
+            files: List[Any] = []
+            walk_into = []
             try:
-                entries = list(self.scandir(top))
-            except OSError as e:
+                entries = list(self.scandir(item))
+            except OSError as err:
                 if onerror is not None:
-                    onerror(e)
+                    onerror(err)
                 continue
-            for e in entries:
-                is_dir = _or_false(e.is_dir)     # as os.walk: an entry
-                (dirs if is_dir else files).append(e.name)  # stat fails on
-                if not topdown and is_dir and (followlinks or  # is a file
-                                               not _or_false(e.is_symlink)):
-                    walk_into.append(e.path)
+            for ent in entries:
+                is_dir = _or_false(ent.is_dir)     # as os.walk: an entry
+                (dirs if is_dir else files).append(ent.name)  # stat fails
+                if not topdown and is_dir and (followlinks or  # on is a
+                                               not _or_false(ent.is_symlink)):
+                    walk_into.append(ent.path)             # file
             if topdown:
-                yield top, dirs, files
+                yield item, dirs, files
                 for d in reversed(dirs):
-                    path = self._join(top, d)
+                    path = self._join(item, d)
                     if followlinks or not self._islink(path):
                         stack.append(path)
             else:
-                stack.append((top, dirs, files))
+                stack.append((item, dirs, files))
                 stack.extend(reversed(walk_into))
 
     def readlink(self, path: Union[PathArg, int]) -> Union[str, bytes]:

@@ -43,10 +43,29 @@ class Record:
                  "name_only")
 
     ino: int
-    paths_bytes: List[bytes]
+    paths_bytes: List[bytes]     # each name, as the directory holds it
     mode: int
-    atime: Optional[Timespec]
+    nlink: int
+    uid: int
+    gid: int
+    rdev: int
+    size: int
+    blocks: int                  # st_blocks, 512-byte units
+    atime: Optional[Timespec]    # None where the stat failed
+    mtime: Optional[Timespec]
+    ctime: Optional[Timespec]
+    crtime: Optional[Timespec]   # None where the inode keeps none
+    written: int                 # bytes below i_size: data, inline data
+    unwritten: int               # preallocated
+    holes: int
+    past_eof: int                # mapped from the block after EOF on
+    meta_blocks: int             # extent-tree/indirect blocks, xattr block
+    extents: int                 # on disk
+    fiemap_extents: int          # what a warm FIEMAP returns
+    inline: bool
+    ea_inode: bool
     error: Optional[RecordError]
+    name_only: bool              # a name whose lstat fails on its own
 
     @property
     def paths(self) -> List[str]:

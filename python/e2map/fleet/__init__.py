@@ -22,7 +22,7 @@ import stat
 import time
 import zlib
 from dataclasses import asdict, dataclass
-from typing import Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Optional
 
 import e2map
 from .. import formats
@@ -73,8 +73,8 @@ def _sha256(path: str) -> str:
     return h.hexdigest()
 
 
-def _row(task: Task, **kw) -> Dict:
-    row = {"id": task.id, "image": task.image, "partition": task.partition,
+def _row(task: Task, **kw) -> Dict[str, Any]:
+    row: Dict[str, Any] = {"id": task.id, "image": task.image, "partition": task.partition,
            "offset": task.offset, "image_size": task.size}
     row.update(kw)
     return row
@@ -134,9 +134,10 @@ def _target(img: e2map.Image, rec) -> Optional[bytes]:
     if rec.atime is None or not stat.S_ISLNK(rec.mode):
         return None
     try:
-        return img.readlink(rec.ino)[:4096]
+        target = img.readlink(rec.ino)      # bytes, for an inode number
     except OSError:
         return None
+    return bytes(target[:4096]) if isinstance(target, bytes) else None
 
 
 def scan_task(task: Task, out: str, fmt: str = "jsonl",
@@ -153,7 +154,7 @@ def scan_task(task: Task, out: str, fmt: str = "jsonl",
         if sha256:
             row["sha256"] = _sha256(task.image)
         with _open(task) as img:
-            extra = {"image": task.image}
+            extra: Dict[str, Any] = {"image": task.image}
             if task.partition is not None:
                 extra["partition"] = task.partition
             with gzip.open(rec_path + ".part", "wb", 6) as o:
@@ -165,7 +166,7 @@ def scan_task(task: Task, out: str, fmt: str = "jsonl",
                 else:
                     total = _write_records(img, o, fmt, None, extra, threads)
             os.replace(rec_path + ".part", rec_path)
-            row["state"] = [s.name.lower() for s in e2map.State
+            row["state"] = [str(s.name).lower() for s in e2map.State
                             if img.state & s]
         s = total.asdict()
         row.update(status="ok", records=total.inodes,
@@ -214,7 +215,7 @@ def _hash_file(img: e2map.Image, ino: int) -> Optional[str]:
     h = hashlib.sha256()
     try:
         with img.open(ino) as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
+            for block in iter(lambda: f.read(1 << 20) or b"", b""):
                 h.update(block)
     except OSError:
         return None

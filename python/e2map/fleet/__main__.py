@@ -134,13 +134,13 @@ def run_scan(client, args, tasks: List[Task], progress: bool) -> int:
                       pure=False, retries=2)
     for t, r in zip(todo, gather(client, futs, progress)):
         rows.append(r if isinstance(r, dict) else _lost(t, r))
-    s = write_manifest(out, rows)
-    t = s["total"]
+    tot = write_manifest(out, rows)["total"]
     print("e2map fleet: %d filesystems in %d images (%d skipped as done, "
           "%d failed); %d records; a sparse copy moves %d of %d bytes"
-          % (t["filesystems"] + t["failed_filesystems"], t["images"],
-             len(tasks) - len(todo), t["failed_filesystems"], t["inodes"],
-             t["sparse_copy_bytes"], t["apparent_bytes"]), file=sys.stderr)
+          % (tot["filesystems"] + tot["failed_filesystems"], tot["images"],
+             len(tasks) - len(todo), tot["failed_filesystems"],
+             tot["inodes"], tot["sparse_copy_bytes"], tot["apparent_bytes"]),
+          file=sys.stderr)
     return 0
 
 
