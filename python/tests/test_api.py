@@ -153,3 +153,42 @@ def test_disks_and_containers_open_as_the_cli_opens_them():
                 assert img.lstat("/").st_ino == 2
                 seen += 1
     assert seen
+
+
+def test_threads_may_share_an_image(img):
+    """Calls from several threads on one Image (its lock serializes them)
+    give each thread what it would get alone."""
+    import hashlib
+    import threading
+    paths = ["/sparse", "/random", "/dense", "/ext_1500", "/small5000"]
+    want = {}
+    for p in paths:
+        with img.open(p) as f:
+            want[p] = (hashlib.sha256(f.read()).hexdigest(), f.fiemap())
+    got, errors = {}, []
+
+    def work(k):
+        try:
+            for i in range(20):
+                p = paths[(k + i) % len(paths)]
+                with img.open(p) as f:
+                    h = hashlib.sha256()
+                    while True:
+                        b = f.read(4096 * (k + 1))
+                        if not b:
+                            break
+                        h.update(b)
+                    got[(k, i)] = (p, h.hexdigest(), f.fiemap())
+                img.lstat(p)
+                img.listdir("/dir")
+        except BaseException as e:     # reported below, not lost
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(got) == 80
+    for p, digest, ext in got.values():
+        assert (digest, ext) == want[p], p
