@@ -28,6 +28,9 @@ pkgs="$pkgs libarchive-tools python3 fuse3"
 # make check-kernel holds rsync -S from the FUSE mount to rsync from the
 # kernel's (skipped without rsync).
 pkgs="$pkgs rsync"
+# pkill: tests/test_cli_usage.c ends a background FUSE mount with SIGTERM
+# (a minbase Debian has no procps).
+pkgs="$pkgs procps"
 # The binding's tests, and the fleet on a real Dask scheduler and workers.
 pkgs="$pkgs python3-pytest python3-dask python3-distributed"
 # mypy: the package says it is typed (py.typed); a test holds it to that.
