@@ -235,7 +235,10 @@ def test_fleet_shows_dasks_progress_bar_on_a_terminal(fleet_images):
     """On a terminal (stderr a pty) Dask's bar is drawn there; stdout
     keeps du's JSON whole."""
     import pty
-    master, slave = pty.openpty()
+    try:
+        master, slave = pty.openpty()
+    except OSError as e:       # a chroot without /dev/pts
+        pytest.skip("no pseudo-terminal here: %s" % e)
     p = subprocess.Popen([sys.executable, "-m", "e2map.fleet", "du",
                           *fleet_images[:6], "--workers", "1"], env=env(),
                          stdout=subprocess.PIPE, stderr=slave)
