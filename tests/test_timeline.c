@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_run.h"
 #include "fixture.h"
@@ -124,20 +125,17 @@ static void e2map_events(const struct scan_kernel *k, const char *out,
 	cr_assert_eq(*at, '\0', "the events end without a newline");
 }
 
-static void compare(const char *name)
+/* NAME's events from IMG against the mount's, recorded in SCAN. */
+static void compare(const char *name, const char *scan, const char *img)
 {
-	const char *args[] = { "scan", "--format", "timesketch", "-q", NULL,
+	const char *args[] = { "scan", "--format", "timesketch", "-q", img,
 			       NULL };
 	struct events want = { 0 }, got = { 0 };
 	struct scan_kernel k;
 	struct cli_out r;
-	char path[4096], *img = fixture_image(name);
 	size_t i;
 
-	cr_assert(img);
-	snprintf(path, sizeof(path), "%s/%s.scan", fixture_testdata(), name);
-	cr_assert_eq(scan_kernel_load(path, &k), 0);
-	args[4] = img;
+	cr_assert_eq(scan_kernel_load(scan, &k), 0, "%s", scan);
 	cr_assert_eq(cli_run(args, &r), 0, "E2MAP is not set");
 	kernel_events(&k, &want);
 	e2map_events(&k, r.out ? r.out : "", &got);
@@ -159,6 +157,15 @@ static void compare(const char *name)
 	free(got.v);
 	cli_out_free(&r);
 	scan_kernel_free(&k);
+}
+
+static void compare_testdata(const char *name)
+{
+	char scan[4096], *img = fixture_image(name);
+
+	cr_assert(img);
+	snprintf(scan, sizeof(scan), "%s/%s.scan", fixture_testdata(), name);
+	compare(name, scan, img);
 	fixture_remove(img);
 }
 
@@ -175,5 +182,35 @@ Test(timeline, timesketch_events_are_the_mounts_times)
 	if (!getenv("E2MAP"))
 		cr_skip_test("E2MAP is not set (run through make check)");
 	for (size_t i = 0; i < sizeof(images) / sizeof(*images); i++)
-		compare(images[i]);
+		compare_testdata(images[i]);
+}
+
+/* Every corpus image the kernel mounted and scripts/record/scan.sh
+ * recorded (testdata/corpus/NAME.scan). */
+Test(timeline, corpus_events_are_the_mounts_times, .timeout = 1200)
+{
+	char **paths, scan[4096];
+	int n, done = 0;
+
+	if (!getenv("E2MAP"))
+		cr_skip_test("E2MAP is not set (run through make check)");
+	n = fixture_corpus_list(&paths);
+	cr_assert_gt(n, 0);
+	for (int i = 0; i < n; i++) {
+		const char *base = strrchr(paths[i], '/') + 1;
+		char *img;
+
+		snprintf(scan, sizeof(scan), "%s/corpus/%.*s.scan",
+			 fixture_testdata(), (int)strcspn(base, "."), base);
+		if (access(scan, F_OK) && (strcat(scan, ".gz"),
+					   access(scan, F_OK)))
+			continue;	/* the kernel did not mount it */
+		scan[strlen(scan) - (strstr(scan, ".gz") ? 3 : 0)] = '\0';
+		cr_assert((img = fixture_decompress(paths[i])), "%s", paths[i]);
+		compare(base, scan, img);
+		fixture_remove(img);
+		done++;
+	}
+	fixture_corpus_free(paths, n);
+	cr_expect_geq(done, 98, "only %d recorded corpus images", done);
 }
