@@ -125,15 +125,6 @@ struct e2map_disk {
 	size_t count;
 	struct e2map_partition *partitions;
 };
-struct e2map_du_entry {
-	const char *path;
-	size_t len;
-	int depth, dir;
-	uint64_t bytes;
-	int err;
-	int what;
-	...;
-};
 
 const char *e2map_version(int *major, int *minor, int *patch);
 void e2map_free(void *p);
@@ -205,9 +196,6 @@ typedef int (*e2map_check_cb)(e2map_t *m, const struct e2map_inode *in,
 int e2map_check_all(e2map_t *m, unsigned threads, e2map_check_cb cb,
 		    void *payload);
 
-typedef int (*e2map_du_cb)(const struct e2map_du_entry *e, void *payload);
-int e2map_du(e2map_t *m, const char *path, int size, e2map_du_cb cb,
-	     void *payload);
 
 int e2map_disk_read(const char *image, struct e2map_disk **out);
 void e2map_disk_free(struct e2map_disk *d);
@@ -222,7 +210,6 @@ extern "Python" int e2map_py_on_name(const char *, size_t, int, const char *,
 extern "Python" int e2map_py_on_unalloc(const struct e2map_unalloc *, void *);
 extern "Python" int e2map_py_on_check(e2map_t *, const struct e2map_inode *,
 				      int, const char *, void *);
-extern "Python" int e2map_py_on_du(const struct e2map_du_entry *, void *);
 """
 
 # Enum parameters and fields are ints above: cffi passes them as ints and

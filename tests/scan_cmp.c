@@ -306,3 +306,26 @@ size_t scan_compare(e2map_t *m, const struct scan_kernel *k, bool meta,
 	e2map_paths_free(paths);
 	return d->n - before;
 }
+
+void scan_lines_add(struct scan_lines *l, char *s)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 256;
+		l->v = realloc(l->v, l->cap * sizeof(*l->v));
+		if (!l->v)
+			abort();
+	}
+	l->v[l->n++] = s;
+}
+
+void scan_lines_sort(struct scan_lines *l)
+{
+	qsort(l->v, l->n, sizeof(*l->v), by_str);
+}
+
+void scan_lines_free(struct scan_lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}

@@ -32,6 +32,16 @@ size_t scan_compare(e2map_t *m, const struct scan_kernel *k, bool meta,
  * (the path table reads an htree block by block past a bad block, where
  * getdents stops).
  */
+/* A set of text lines (body lines, timeline events) to sort and compare:
+ * scan_lines_add takes S (malloc'd), scan_lines_free frees them all. */
+struct scan_lines {
+	char **v;
+	size_t n, cap;
+};
+void scan_lines_add(struct scan_lines *l, char *s);
+void scan_lines_sort(struct scan_lines *l);
+void scan_lines_free(struct scan_lines *l);
+
 bool scan_kernel_lists(const struct scan_kernel *k, const char *path,
 		       size_t len);
 

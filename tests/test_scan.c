@@ -120,28 +120,6 @@ static const char *const recorded[] = {
 	"zone-meta", "zone-meta-first", "zone-noflex", "zone-sparse2",
 };
 
-struct lines {
-	char **v;
-	size_t n, cap;
-};
-
-static void lines_add(struct lines *l, char *s)
-{
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 256;
-		l->v = realloc(l->v, l->cap * sizeof(*l->v));
-		cr_assert(l->v);
-	}
-	l->v[l->n++] = s;
-}
-
-static void lines_free(struct lines *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-}
-
 /* TSK's sanitizing, and | (the separator), as e2map(1) says. */
 static void sanitize(char *s)
 {
@@ -186,7 +164,7 @@ static bool kernel_lists(const struct scan_kernel *k, const char *line)
 }
 
 /* The body lines of the mount: a line per name lstat reached. */
-static void kernel_body(const struct scan_kernel *k, struct lines *out)
+static void kernel_body(const struct scan_kernel *k, struct scan_lines *out)
 {
 	for (size_t i = 0; i < k->n; i++) {
 		const struct scan_kinode *in = &k->v[i];
@@ -213,7 +191,7 @@ static void kernel_body(const struct scan_kernel *k, struct lines *out)
 					   seconds(in->st.ctime),
 					   seconds(in->st.btime)) > 0);
 			if (kernel_lists(k, line))
-				lines_add(out, line);
+				scan_lines_add(out, line);
 			else
 				free(line);
 			free(name);
@@ -223,7 +201,7 @@ static void kernel_body(const struct scan_kernel *k, struct lines *out)
 }
 
 static void e2map_body(const struct scan_kernel *k, const struct cli_out *r,
-		       struct lines *out)
+		       struct scan_lines *out)
 {
 	const char *at = r->out, *nl;
 
@@ -231,14 +209,14 @@ static void e2map_body(const struct scan_kernel *k, const struct cli_out *r,
 		char *line = strndup(at, (size_t)(nl - at));
 
 		if (kernel_lists(k, line))
-			lines_add(out, line);
+			scan_lines_add(out, line);
 		else
 			free(line);
 	}
 	cr_assert_eq(at, r->out + r->out_len, "body ends without a newline");
 }
 
-static void write_lines(const char *path, const struct lines *l)
+static void write_lines(const char *path, const struct scan_lines *l)
 {
 	FILE *f = fopen(path, "w");
 
@@ -249,8 +227,8 @@ static void write_lines(const char *path, const struct lines *l)
 }
 
 /* mactime -b of both files, where sleuthkit is installed: the same text. */
-static void compare_mactime(const char *name, const struct lines *want,
-			    const struct lines *got)
+static void compare_mactime(const char *name, const struct scan_lines *want,
+			    const struct scan_lines *got)
 {
 	char dir[] = "/tmp/e2map-body-XXXXXX", cmd[512];
 	int st;
@@ -275,7 +253,7 @@ static void compare_mactime(const char *name, const struct lines *want,
 static void compare_body(const char *name)
 {
 	const char *args[] = { "scan", "--format", "body", "-q", NULL, NULL };
-	struct lines want = { 0 }, got = { 0 };
+	struct scan_lines want = { 0 }, got = { 0 };
 	struct scan_kernel k;
 	struct cli_out r;
 	char path[4096], *img = fixture_image(name);
@@ -288,8 +266,8 @@ static void compare_body(const char *name)
 	cr_assert_eq(cli_run(args, &r), 0, "E2MAP is not set");
 	kernel_body(&k, &want);
 	e2map_body(&k, &r, &got);
-	qsort(want.v, want.n, sizeof(*want.v), by_str);
-	qsort(got.v, got.n, sizeof(*got.v), by_str);
+	scan_lines_sort(&want);
+	scan_lines_sort(&got);
 	cr_expect_eq(got.n, want.n, "%s: %zu body lines, the mount %zu", name,
 		     got.n, want.n);
 	for (i = 0; i < got.n && i < want.n; i++)
@@ -300,8 +278,8 @@ static void compare_body(const char *name)
 		}
 	if (i == got.n && got.n == want.n)
 		compare_mactime(name, &want, &got);
-	lines_free(&want);
-	lines_free(&got);
+	scan_lines_free(&want);
+	scan_lines_free(&got);
 	cli_out_free(&r);
 	scan_kernel_free(&k);
 	fixture_remove(img);
@@ -326,7 +304,7 @@ static void compare_fls(const char *name)
 {
 	const char *args[] = { "scan", "--format", "body", "-q", NULL, NULL };
 	char *img = fixture_image(name), cmd[4096], *out = NULL;
-	struct lines want = { 0 }, got = { 0 };
+	struct scan_lines want = { 0 }, got = { 0 };
 	struct cli_out r;
 	size_t len = 0, i;
 	FILE *f;
@@ -339,18 +317,18 @@ static void compare_fls(const char *name)
 	for (char *at = r.out, *nl; (nl = memchr(at, '\n', r.out + r.out_len -
 						 at)); at = nl + 1)
 		if (strncmp(at, "0|<", 3))
-			lines_add(&got, strndup(at, (size_t)(nl - at)));
+			scan_lines_add(&got, strndup(at, (size_t)(nl - at)));
 	snprintf(cmd, sizeof(cmd), "fls -r -m / '%s'", img);
 	cr_assert((f = popen(cmd, "r")));
 	while (getline(&out, &len, f) > 0) {
 		out[strcspn(out, "\n")] = '\0';
 		if (!strstr(out, "/$OrphanFiles"))
-			lines_add(&want, strdup(out));
+			scan_lines_add(&want, strdup(out));
 	}
 	cr_expect_eq(pclose(f), 0, "%s: fls failed", name);
 	free(out);
-	qsort(want.v, want.n, sizeof(*want.v), by_str);
-	qsort(got.v, got.n, sizeof(*got.v), by_str);
+	scan_lines_sort(&want);
+	scan_lines_sort(&got);
 	cr_expect_eq(got.n, want.n, "%s: %zu lines, fls %zu", name, got.n,
 		     want.n);
 	for (i = 0; i < got.n && i < want.n; i++)
@@ -359,8 +337,8 @@ static void compare_fls(const char *name)
 				       got.v[i], want.v[i]);
 			break;
 		}
-	lines_free(&want);
-	lines_free(&got);
+	scan_lines_free(&want);
+	scan_lines_free(&got);
 	cli_out_free(&r);
 	fixture_remove(img);
 }

@@ -22,28 +22,8 @@
 #include "scan_cmp.h"
 #include "scan_rec.h"
 
-struct events {
-	char **v;
-	size_t n, cap;
-};
-
-static void add(struct events *e, char *s)
-{
-	if (e->n == e->cap) {
-		e->cap = e->cap ? 2 * e->cap : 256;
-		e->v = realloc(e->v, e->cap * sizeof(*e->v));
-		cr_assert(e->v);
-	}
-	e->v[e->n++] = s;
-}
-
-static int by_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* "PATH|DESC|USEC|NSEC" of a kernel time "SEC.NSEC" ("-": none). */
-static void kernel_event(struct events *e, const char *path,
+static void kernel_event(struct scan_lines *e, const char *path,
 			 const char *desc, const char *t)
 {
 	long long sec;
@@ -55,10 +35,10 @@ static void kernel_event(struct events *e, const char *path,
 	cr_assert_eq(sscanf(t, "%lld.%u", &sec, &nsec), 2, "time %s", t);
 	cr_assert(asprintf(&line, "%s|%s|%lld|%u", path, desc,
 			   sec * 1000000 + nsec / 1000, nsec) > 0);
-	add(e, line);
+	scan_lines_add(e, line);
 }
 
-static void kernel_events(const struct scan_kernel *k, struct events *e)
+static void kernel_events(const struct scan_kernel *k, struct scan_lines *e)
 {
 	for (size_t i = 0; i < k->n; i++) {
 		const struct scan_kinode *in = &k->v[i];
@@ -95,7 +75,7 @@ static char *event_name(json_t *ev)
 }
 
 static void e2map_events(const struct scan_kernel *k, const char *out,
-			 struct events *e)
+			 struct scan_lines *e)
 {
 	const char *at = out, *nl;
 
@@ -117,7 +97,7 @@ static void e2map_events(const struct scan_kernel *k, const char *out,
 						ev, "timestamp")),
 					   json_integer_value(json_object_get(
 						ev, "nanoseconds"))) > 0);
-			add(e, line);
+			scan_lines_add(e, line);
 		}
 		free(name);
 		json_decref(ev);
@@ -130,7 +110,7 @@ static void compare(const char *name, const char *scan, const char *img)
 {
 	const char *args[] = { "scan", "--format", "timesketch", "-q", img,
 			       NULL };
-	struct events want = { 0 }, got = { 0 };
+	struct scan_lines want = { 0 }, got = { 0 };
 	struct scan_kernel k;
 	struct cli_out r;
 	size_t i;
@@ -139,8 +119,8 @@ static void compare(const char *name, const char *scan, const char *img)
 	cr_assert_eq(cli_run(args, &r), 0, "E2MAP is not set");
 	kernel_events(&k, &want);
 	e2map_events(&k, r.out ? r.out : "", &got);
-	qsort(want.v, want.n, sizeof(*want.v), by_str);
-	qsort(got.v, got.n, sizeof(*got.v), by_str);
+	scan_lines_sort(&want);
+	scan_lines_sort(&got);
 	cr_expect_eq(got.n, want.n, "%s: %zu events, the mount %zu", name,
 		     got.n, want.n);
 	for (i = 0; i < got.n && i < want.n; i++)
@@ -149,12 +129,8 @@ static void compare(const char *name, const char *scan, const char *img)
 				       got.v[i], want.v[i]);
 			break;
 		}
-	for (i = 0; i < want.n; i++)
-		free(want.v[i]);
-	for (i = 0; i < got.n; i++)
-		free(got.v[i]);
-	free(want.v);
-	free(got.v);
+	scan_lines_free(&want);
+	scan_lines_free(&got);
 	cli_out_free(&r);
 	scan_kernel_free(&k);
 }

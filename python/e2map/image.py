@@ -131,11 +131,6 @@ def e2map_py_on_run(run, payload):
     return ffi.from_handle(payload).call(run)
 
 
-@ffi.def_extern(error=-4096)
-def e2map_py_on_du(e, payload):
-    return ffi.from_handle(payload).call(e)
-
-
 def _options(offset, partition, replay, cache, unmountable) -> bytes:
     opts = []
     if offset is not None:
