@@ -15,6 +15,26 @@
 
 #define JBD2_MIN_JOURNAL_BLOCKS 1024
 
+#define JBD2_MAGIC 0xc03b3998U
+enum { JB_DESCRIPTOR = 1, JB_COMMIT = 2, JB_SB_V1 = 3, JB_SB_V2 = 4,
+       JB_REVOKE = 5 };
+#define JF_COMPAT_CHECKSUM 0x1
+#define JF_REVOKE 0x1
+#define JF_64BIT 0x2
+#define JF_ASYNC_COMMIT 0x4
+#define JF_CSUM_V2 0x8
+#define JF_CSUM_V3 0x10
+#define JF_FAST_COMMIT 0x20
+#define JF_KNOWN_INCOMPAT 0x3f
+#define JTAG_ESCAPE 0x1
+#define JTAG_SAME_UUID 0x2
+#define JTAG_LAST 0x8
+#define JBD2_CRC32_CHKSUM 1
+#define JBD2_CRC32_CHKSUM_SIZE 4
+#define JBD2_CRC32C_CHKSUM 4
+#define JHDR 12			/* journal_header_t */
+#define JTAIL 4			/* jbd2_journal_block_tail */
+
 struct revoke;
 struct replayed;
 
@@ -44,6 +64,16 @@ static inline uint32_t be32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
 }
 
+static inline uint16_t be16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline bool has_csum(const struct jnl *j)
+{
+	return j->incompat & (JF_CSUM_V2 | JF_CSUM_V3);
+}
+
 static inline int jfail(int err, const char *what, uint64_t n)
 {
 	return e2map__fail(NULL, err, "journal recovery: %s %" PRIu64
@@ -54,6 +84,26 @@ static inline int jfail(int err, const char *what, uint64_t n)
 int e2map__jnl_read(struct jnl *j, uint32_t off, unsigned char *buf);
 /* jmap.c: j->map and j->total from journal inode INO */
 int e2map__jnl_map(struct jnl *j, uint32_t ino);
+
+/*
+ * journal.c, shared with jlog.c's scan of every descriptor: the journal
+ * superblock read into J (journal_load_superblock's checks); a
+ * descriptor B's tag at *P (JHDR first) in *T, *P moved on, false past the
+ * last; the v2/v3 checksums of a descriptor or revoke block, a commit
+ * block and a tagged block DATA of sequence SEQ (true without them).
+ */
+struct jtag {
+	const unsigned char *raw;
+	uint64_t blk;
+	uint16_t flags;
+};
+int e2map__jnl_super(struct jnl *j);
+bool e2map__jnl_tag_next(const struct jnl *j, const unsigned char *b,
+			 size_t *p, struct jtag *t);
+bool e2map__jnl_block_ok(const struct jnl *j, unsigned char *b);
+bool e2map__jnl_commit_ok(const struct jnl *j, unsigned char *b);
+bool e2map__jnl_tag_ok(const struct jnl *j, const unsigned char *tag,
+		       const unsigned char *data, uint32_t seq);
 
 /* fc/fc_scan.c: the fast-commit area the journal superblock B sets aside */
 int e2map__fc_area(struct jnl *j, const unsigned char *b);

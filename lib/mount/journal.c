@@ -25,28 +25,9 @@
 #include "jnl.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define JBD2_MAGIC 0xc03b3998U
-enum { JB_DESCRIPTOR = 1, JB_COMMIT = 2, JB_SB_V1 = 3, JB_SB_V2 = 4,
-       JB_REVOKE = 5 };
-#define JF_COMPAT_CHECKSUM 0x1
-#define JF_REVOKE 0x1
-#define JF_64BIT 0x2
-#define JF_ASYNC_COMMIT 0x4
-#define JF_CSUM_V2 0x8
-#define JF_CSUM_V3 0x10
-#define JF_FAST_COMMIT 0x20
-#define JF_KNOWN_INCOMPAT 0x3f
-#define JTAG_ESCAPE 0x1
-#define JTAG_SAME_UUID 0x2
-#define JTAG_LAST 0x8
-#define JBD2_CRC32_CHKSUM 1
-#define JBD2_CRC32_CHKSUM_SIZE 4
-#define JBD2_CRC32C_CHKSUM 4
-#define JHDR 12			/* journal_header_t */
-#define JTAIL 4			/* jbd2_journal_block_tail */
 
 enum pass { PASS_SCAN, PASS_REVOKE, PASS_REPLAY };
 
@@ -59,16 +40,6 @@ struct replayed {
 	uint64_t blk;
 	size_t order;		/* replay order: the last one wins */
 };
-
-static uint16_t be16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static bool has_csum(const struct jnl *j)
-{
-	return j->incompat & (JF_CSUM_V2 | JF_CSUM_V3);
-}
 
 /* tid_gt: sequence numbers compare modulo 2^32. */
 static bool tid_gt(uint32_t x, uint32_t y)
@@ -95,7 +66,7 @@ static void wrap(const struct jnl *j, uint32_t *var)
 }
 
 /* A descriptor or revoke block's tail checksum (v2/v3 only). */
-static bool block_csum_ok(const struct jnl *j, unsigned char *b)
+bool e2map__jnl_block_ok(const struct jnl *j, unsigned char *b)
 {
 	uint32_t want, got;
 
@@ -111,7 +82,7 @@ static bool block_csum_ok(const struct jnl *j, unsigned char *b)
 	return want == got;
 }
 
-static bool commit_csum_ok(const struct jnl *j, unsigned char *b)
+bool e2map__jnl_commit_ok(const struct jnl *j, unsigned char *b)
 {
 	unsigned char keep[4];
 	uint32_t got;
@@ -125,8 +96,8 @@ static bool commit_csum_ok(const struct jnl *j, unsigned char *b)
 	return be32(keep) == got;
 }
 
-static bool tag_csum_ok(const struct jnl *j, const unsigned char *tag,
-			const unsigned char *data, uint32_t seq)
+bool e2map__jnl_tag_ok(const struct jnl *j, const unsigned char *tag,
+		       const unsigned char *data, uint32_t seq)
 {
 	unsigned char s[4] = { (unsigned char)(seq >> 24),
 			       (unsigned char)(seq >> 16),
@@ -150,20 +121,30 @@ static uint64_t tag_block(const struct jnl *j, const unsigned char *tag)
 	return b;
 }
 
-/* count_tags: the tags a descriptor block holds (at least one). */
+bool e2map__jnl_tag_next(const struct jnl *j, const unsigned char *b,
+			 size_t *p, struct jtag *t)
+{
+	size_t size = j->bs - (has_csum(j) ? JTAIL : 0);
+
+	if (*p > size || *p + j->tag_bytes > size)
+		return false;
+	t->raw = b + *p;
+	t->flags = be16(t->raw + 6);
+	t->blk = tag_block(j, t->raw);
+	*p = t->flags & JTAG_LAST ? SIZE_MAX :
+	     *p + j->tag_bytes + (t->flags & JTAG_SAME_UUID ? 0 : 16);
+	return true;
+}
+
+/* count_tags: the tags a descriptor block holds. */
 static unsigned count_tags(const struct jnl *j, const unsigned char *b)
 {
-	size_t size = j->bs - (has_csum(j) ? JTAIL : 0), p = JHDR;
+	size_t p = JHDR;
 	unsigned nr = 0;
-	uint16_t flags;
+	struct jtag t;
 
-	while (p + j->tag_bytes <= size) {
-		flags = be16(b + p + 6);
+	while (e2map__jnl_tag_next(j, b, &p, &t))
 		nr++;
-		p += j->tag_bytes + (flags & JTAG_SAME_UUID ? 0 : 16);
-		if (flags & JTAG_LAST)
-			break;
-	}
 	return nr;
 }
 
@@ -285,35 +266,25 @@ static int replay_block(struct jnl *j, uint64_t blk, bool escape)
 static int replay_tags(struct jnl *j, uint32_t *next, uint32_t seq,
 		       int *success, bool *block_error)
 {
-	size_t size = j->bs - (has_csum(j) ? JTAIL : 0), p = JHDR;
-	const unsigned char *tag;
-	uint16_t flags;
-	uint64_t blk;
+	size_t p = JHDR;
+	struct jtag t;
 	int err;
 
-	while (p + j->tag_bytes <= size) {
+	while (e2map__jnl_tag_next(j, j->bh, &p, &t)) {
 		uint32_t io = (*next)++;
 
-		tag = j->bh + p;
-		flags = be16(tag + 6);
 		wrap(j, next);
 		if ((err = e2map__jnl_read(j, io, j->obh)) < 0) {
 			*success = err;
-		} else {
-			blk = tag_block(j, tag);
-			if (revoked(j, blk, seq)) {
-				/* skip */
-			} else if (!tag_csum_ok(j, tag, j->obh, seq)) {
-				*success = -EBADMSG;
-				*block_error = true;
-			} else if ((err = replay_block(j, blk,
-						flags & JTAG_ESCAPE)) < 0) {
-				return err;
-			}
+		} else if (revoked(j, t.blk, seq)) {
+			/* skip */
+		} else if (!e2map__jnl_tag_ok(j, t.raw, j->obh, seq)) {
+			*success = -EBADMSG;
+			*block_error = true;
+		} else if ((err = replay_block(j, t.blk,
+					       t.flags & JTAG_ESCAPE)) < 0) {
+			return err;
 		}
-		p += j->tag_bytes + (flags & JTAG_SAME_UUID ? 0 : 16);
-		if (flags & JTAG_LAST)
-			break;
 	}
 	return 0;
 }
@@ -332,7 +303,7 @@ enum step { STEP_NEXT, STEP_STOP, STEP_DONE };
 
 static int descriptor(struct jnl *j, struct pass_state *s, enum step *st)
 {
-	if (has_csum(j) && !block_csum_ok(j, j->bh)) {
+	if (has_csum(j) && !e2map__jnl_block_ok(j, j->bh)) {
 		/* PASS_SCAN may meet stale blocks of a lazily made journal. */
 		if (s->pass != PASS_SCAN)
 			return jfail(-EBADMSG, "invalid checksum recovering "
@@ -408,7 +379,7 @@ static int commit(struct jnl *j, struct pass_state *s, enum step *st)
 		}
 		s->crc32_sum = ~0U;
 	}
-	if (s->pass == PASS_SCAN && !commit_csum_ok(j, j->bh)) {
+	if (s->pass == PASS_SCAN && !e2map__jnl_commit_ok(j, j->bh)) {
 		commit_bad(j, s, time, st);
 		return 0;
 	}
@@ -421,7 +392,7 @@ static int commit(struct jnl *j, struct pass_state *s, enum step *st)
 static int revoke_block(struct jnl *j, struct pass_state *s, enum step *st)
 {
 	*st = STEP_NEXT;
-	if (s->pass == PASS_SCAN && !block_csum_ok(j, j->bh))
+	if (s->pass == PASS_SCAN && !e2map__jnl_block_ok(j, j->bh))
 		s->need_check_commit_time = true;
 	if (s->pass == PASS_REPLAY)
 		return 0;
@@ -497,7 +468,7 @@ static int sb_fail(const char *why)
 }
 
 /* journal_load_superblock and jbd2_journal_load's feature check. */
-static int load_super(struct jnl *j)
+int e2map__jnl_super(struct jnl *j)
 {
 	unsigned char *b = j->bh;
 	uint32_t maxlen, type, c;
@@ -587,7 +558,7 @@ static int recover(struct jnl *j, struct e2map_overlay **out)
 {
 	int err;
 
-	if ((err = load_super(j)) < 0)
+	if ((err = e2map__jnl_super(j)) < 0)
 		return err;
 	if (j->start) {
 		if ((err = do_one_pass(j, PASS_SCAN)) < 0 ||
