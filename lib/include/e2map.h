@@ -18,5 +18,6 @@
 #include <e2map/walk.h>
 #include <e2map/inventory.h>
 #include <e2map/disk.h>
+#include <e2map/history.h>
 
 #endif /* E2MAP_H */

@@ -62,6 +62,36 @@ struct e2map_jwalk {
 };
 int e2map__journal_walk(struct e2map_jwalk *w);
 
+/*
+ * jlog.c: every metadata-block copy the journal area holds (live or
+ * checkpointed, revoked or not), V sorted by HOME then TID: each with the
+ * journal block holding it, its transaction, that transaction's commit
+ * time where its commit block was found, and E2MAP_COPY_* flags.  The
+ * counters are what was skipped: tags naming blocks past the device,
+ * copies whose checksum fails, tags over a rewritten part of the log,
+ * unreadable or damaged header blocks.
+ */
+struct jnl;
+struct e2map_jcopy {
+	uint64_t home, commit_sec;
+	uint32_t jblk, tid, commit_nsec, flags;
+};
+struct e2map_jlog {
+	struct jnl *j;
+	struct e2map_jcopy *v;
+	size_t n, cap;
+	uint32_t seq, start;	/* the journal superblock's s_sequence, s_start */
+	uint64_t past_device, bad_copies, stale_tags, bad_blocks;
+};
+/* -ENOENT: no journal; -EOPNOTSUPP: an external one */
+int e2map__jlog_open(e2map_t *m, struct e2map_jlog **out);
+/* The copies of block HOME: the first's index, *N of them. */
+size_t e2map__jlog_find(const struct e2map_jlog *l, uint64_t home, size_t *n);
+/* Copy C's bytes (an escaped block's magic put back) into BUF. */
+int e2map__jlog_read(struct e2map_jlog *l, const struct e2map_jcopy *c,
+		     unsigned char *buf);
+void e2map__jlog_free(struct e2map_jlog *l);
+
 /* syszone.c: ext4_setup_system_zone, or the -errno that fails the mount */
 int e2map__zone_setup(e2map_t *m);
 /* zonesim.c: add_system_zone's tree, for overlapping ranges */

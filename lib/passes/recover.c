@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Recovery of deleted files from the journal's past (history.c): ext4
+ * zeroes a deleted inode's extent root, ext3 its block pointers, but the
+ * journal still holds the inode-table block as it was before.  The
+ * newest version before the deletion that maps data gives the ranges; a
+ * range is read back only where nothing claims its blocks since: no owner
+ * now (the blockmap, owners.c) and no later version of another inode in
+ * the journal (its claims).  A block free now may have held another
+ * file in between; the claims catch what the journal saw of that, and
+ * a file is complete only when nothing claims any of its blocks.
+ */
+#include "hist.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A run some version of an inode mapped, in transaction TID. */
+struct claim {
+	uint64_t start, len, ino;
+	uint32_t gen, tid;
+};
+
+/* The group whose inode table holds BLK, or -1. */
+static long itable_group(ext2_filsys fs, uint64_t blk, uint64_t *first)
+{
+	dgrp_t g;
+
+	for (g = 0; g < fs->group_desc_count; g++) {
+		uint64_t at = ext2fs_inode_table_loc(fs, g);
+
+		if (at && blk >= at && blk < at + fs->inode_blocks_per_group) {
+			*first = at;
+			return (long)g;
+		}
+	}
+	return -1;
+}
+
+typedef int (*slot_fn)(e2map_journal_t *j, uint64_t ino,
+		       const unsigned char *raw, const struct e2map_jcopy *c,
+		       void *arg);
+
+/* FN for each inode in use in each journal copy of an inode-table block. */
+static int each_slot(e2map_journal_t *j, slot_fn fn, void *arg)
+{
+	ext2_filsys fs = j->m->fs;
+	struct e2map_jlog *l = j->log;
+	unsigned isz = EXT2_INODE_SIZE(fs->super), k, per = j->m->bs / isz;
+	uint64_t first, ino;
+	long g, lastg = -2;
+	uint64_t lasthome = UINT64_MAX;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < l->n && !err; i++) {
+		if (l->v[i].home != lasthome) {
+			lasthome = l->v[i].home;
+			lastg = itable_group(fs, lasthome, &first);
+		}
+		if ((g = lastg) < 0 || e2map__jlog_read(l, &l->v[i], j->buf))
+			continue;
+		for (k = 0; k < per && !err; k++) {
+			const unsigned char *raw = j->buf + k * isz;
+
+			ino = (uint64_t)g * fs->super->s_inodes_per_group +
+			      (l->v[i].home - first) * per + k + 1;
+			if (le16(raw) && le16(raw + 26) &&
+			    ino <= fs->super->s_inodes_count)
+				err = fn(j, ino, raw, &l->v[i], arg);
+		}
+	}
+	return err;
+}
+
+static int add_claim(e2map_journal_t *j, struct claim c)
+{
+	if (e2map__grow((void **)&j->claims, &j->capclaims, j->nclaims + 1,
+			sizeof(*j->claims)) < 0)
+		return -ENOMEM;
+	j->claims[j->nclaims++] = c;
+	if (c.len > j->longest)
+		j->longest = c.len;
+	return 0;
+}
+
+/* The runs an inode's root names straight (a depth-0 tree, direct ones). */
+static int claim_slot(e2map_journal_t *j, uint64_t ino,
+		      const unsigned char *raw, const struct e2map_jcopy *c,
+		      void *arg)
+{
+	struct claim k = { 0, 1, ino, le32(raw + 100), c->tid };
+	const unsigned char *ib = raw + 40;
+	unsigned i, n;
+	int err = 0;
+
+	(void)arg;
+	if (le32(raw + 32) & EXT4_INLINE_DATA_FL)
+		return 0;
+	if (!(le32(raw + 32) & EXT4_EXTENTS_FL)) {
+		for (i = 0; i < 15 && !err; i++)
+			if ((k.start = le32(ib + 4 * i)))
+				err = add_claim(j, k);
+		return err;
+	}
+	if (le16(ib) != 0xf30a || le16(ib + 6))
+		return 0;
+	n = le16(ib + 2) < 4 ? le16(ib + 2) : 4;
+	for (i = 0; i < n && !err; i++) {
+		const unsigned char *e = ib + 12 + 12 * i;
+
+		k.len = le16(e + 4) > 32768 ? le16(e + 4) - 32768u : le16(e + 4);
+		k.start = le32(e + 8) | (uint64_t)le16(e + 6) << 32;
+		err = add_claim(j, k);
+	}
+	return err;
+}
+
+static int cmp_claim(const void *a, const void *b)
+{
+	const struct claim *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int build_claims(e2map_journal_t *j)
+{
+	int err;
+
+	if (j->claimed)
+		return 0;
+	if ((err = each_slot(j, claim_slot, NULL)) < 0)
+		return err;
+	if (j->nclaims)
+		qsort(j->claims, j->nclaims, sizeof(*j->claims), cmp_claim);
+	j->claimed = true;
+	return 0;
+}
+
+/* A later version of another inode (or of this one, reused) mapped one
+ * of [A, A + LEN): its inode, else 0. */
+static uint64_t claimed_since(const e2map_journal_t *j, uint64_t a,
+			      uint64_t len, const struct e2map_version *v,
+			      uint64_t ino)
+{
+	uint64_t from = a > j->longest ? a - j->longest : 0;
+	size_t lo = 0, hi = j->nclaims;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (j->claims[mid].start < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < j->nclaims && j->claims[lo].start < a + len; lo++) {
+		const struct claim *c = &j->claims[lo];
+
+		if (c->start + c->len <= a ||
+		    (int32_t)(c->tid - v->last_tid) <= 0 ||
+		    (c->ino == ino && c->gen == v->generation))
+			continue;
+		return c->ino;
+	}
+	return 0;
+}
+
+static int add_range(struct e2map_recover_plan *p, size_t *cap,
+		     struct e2map_recover_range r)
+{
+	if (e2map__grow((void **)&p->ranges, cap, p->nranges + 1,
+			sizeof(*p->ranges)) < 0)
+		return -ENOMEM;
+	p->ranges[p->nranges++] = r;
+	if (r.overwritten)
+		p->overwritten_blocks += r.count;
+	else
+		p->recovered_blocks += r.count;
+	return 0;
+}
+
+/* Run R cut where its blocks' owners change; each piece judged. */
+static int judge_run(e2map_journal_t *j, const e2map_blockmap_t *owners,
+		     struct e2map_recover_plan *p, size_t *cap,
+		     const struct vrun *r)
+{
+	uint64_t at = r->pblk, end = r->pblk + r->len, seg;
+	const struct e2map_owner *o;
+	struct e2map_recover_range rr;
+	int err = 0;
+
+	while (at < end && !err) {
+		o = e2map_blockmap_find(owners, at, NULL);
+		seg = o ? o->start + o->count : end;
+		if (seg > end || seg <= at)
+			seg = end;
+		rr = (struct e2map_recover_range){ r->lblk + (at - r->pblk), at,
+						   seg - at, 0, 0 };
+		if (!o || o->kind != E2MAP_OWNER_FREE) {
+			rr.overwritten = 1;
+			rr.owner = o ? o->ino : 0;
+		} else if ((rr.owner = claimed_since(j, at, seg - at,
+						     &p->version, p->ino))) {
+			rr.overwritten = 1;
+		}
+		err = add_range(p, cap, rr);
+		at = seg;
+	}
+	return err;
+}
+
+static void settle_state(struct e2map_recover_plan *p)
+{
+	if (p->version.iflags & EXT4_INLINE_DATA_FL)
+		p->state = p->map_whole ? E2MAP_RECOVER_COMPLETE :
+			   E2MAP_RECOVER_PARTIAL;
+	else if (!p->nranges)
+		p->state = E2MAP_RECOVER_NONE;
+	else if (!p->overwritten_blocks && p->map_whole)
+		p->state = E2MAP_RECOVER_COMPLETE;
+	else if (p->recovered_blocks)
+		p->state = E2MAP_RECOVER_PARTIAL;
+	else
+		p->state = E2MAP_RECOVER_OVERWRITTEN;
+}
+
+static bool in_use(const struct e2map_version *v)
+{
+	return v->mode && v->links && !v->dtime;
+}
+
+/* The newest usable version: in use, and a map with data (or inline). */
+static int choose(e2map_journal_t *j, const e2map_blockmap_t *owners,
+		  struct hver *v, size_t n, struct e2map_recover_plan *p,
+		  struct vmap *vm)
+{
+	size_t i;
+	int err;
+
+	for (i = n; i-- > 0;) {
+		if ((v[i].v.flags & E2MAP_COPY_DISK) || !in_use(&v[i].v) ||
+		    !v[i].v.size)
+			continue;
+		p->version = v[i].v;
+		if (v[i].v.iflags & EXT4_INLINE_DATA_FL) {
+			p->map_whole = v[i].v.size <= 60;
+			return 1;
+		}
+		*vm = (struct vmap){ .owners = owners, .ino = p->ino };
+		if ((err = e2map__vmap(j, &v[i], vm)) < 0)
+			return err;
+		if (vm->n) {
+			p->map_whole = vm->whole;
+			return 1;
+		}
+		free(vm->v);
+		vm->v = NULL;
+	}
+	return 0;
+}
+
+static int plan_ranges(e2map_journal_t *j, struct e2map_recover_plan *p,
+		       struct hver *v, size_t n)
+{
+	struct vmap vm = { .ino = 0 };
+	size_t i, cap = 0;
+	int err;
+
+	if ((err = build_claims(j)) < 0 ||
+	    (!j->owners && (err = e2map_blockmap_build(j->m, &j->owners)) < 0))
+		return err;
+	if ((err = choose(j, j->owners, v, n, p, &vm)) > 0) {
+		p->size = p->version.size;
+		for (err = 0, i = 0; i < vm.n && !err; i++)
+			err = judge_run(j, j->owners, p, &cap, &vm.v[i]);
+	}
+	free(vm.v);
+	return err;
+}
+
+int e2map_recover_plan(e2map_journal_t *j, uint64_t ino,
+		       struct e2map_recover_plan **out)
+{
+	struct e2map_recover_plan *p;
+	struct hver *v;
+	size_t n;
+	int err;
+
+	if (!j || !out)
+		return -EINVAL;
+	*out = NULL;
+	if ((err = e2map__versions(j, ino, &v, &n)) < 0)
+		return err;
+	if (n && (v[n - 1].v.flags & E2MAP_COPY_DISK) && in_use(&v[n - 1].v)) {
+		free(v);
+		return e2map__fail(j->m, -EEXIST, "inode %llu is in use",
+				   (unsigned long long)ino);
+	}
+	if (!(p = calloc(1, sizeof(*p)))) {
+		free(v);
+		return -ENOMEM;
+	}
+	p->ino = ino;
+	p->journal = j;
+	p->block_size = j->m->bs;
+	if ((err = plan_ranges(j, p, v, n)) < 0) {
+		free(v);
+		e2map_recover_free(p);
+		return err;
+	}
+	settle_state(p);
+	free(v);
+	*out = p;
+	return 0;
+}
+
+/* The recovered bytes of range R that fall in [OFF, OFF + LEN). */
+static int read_range(struct e2map_recover_plan *p,
+		      const struct e2map_recover_range *r, unsigned char *buf,
+		      uint64_t len, uint64_t off, unsigned char *blk)
+{
+	e2map_t *m = p->journal->m;
+	uint64_t bs = m->bs, k, at, from, to;
+
+	for (k = 0; k < r->count; k++) {
+		at = (r->lblk + k) * bs;
+		if (at >= off + len || at + bs <= off)
+			continue;
+		if (io_channel_read_blk64(m->fs->io, r->pblk + k, 1, blk))
+			return e2map__fail(m, -EIO, "block %llu: read failed",
+					   (unsigned long long)(r->pblk + k));
+		from = at > off ? at : off;
+		to = at + bs < off + len ? at + bs : off + len;
+		memcpy(buf + (from - off), blk + (from - at), to - from);
+	}
+	return 0;
+}
+
+int64_t e2map_recover_pread(struct e2map_recover_plan *p, void *buf,
+			    uint64_t len, uint64_t off)
+{
+	unsigned char *blk;
+	size_t i;
+	int err = 0;
+
+	if (!p || (!buf && len))
+		return -EINVAL;
+	if (off >= p->size)
+		return 0;
+	if (len > p->size - off)
+		len = p->size - off;
+	memset(buf, 0, len);
+	if (p->version.iflags & EXT4_INLINE_DATA_FL) {
+		if (off < 60)
+			memcpy(buf, p->version.i_block + off,
+			       len < 60 - off ? len : 60 - off);
+		return (int64_t)len;
+	}
+	if (!(blk = malloc(p->journal->m->bs)))
+		return -ENOMEM;
+	for (i = 0; i < p->nranges && !err; i++)
+		if (!p->ranges[i].overwritten)
+			err = read_range(p, &p->ranges[i], buf, len, off, blk);
+	free(blk);
+	return err < 0 ? err : (int64_t)len;
+}
+
+void e2map_recover_free(struct e2map_recover_plan *p)
+{
+	if (!p)
+		return;
+	free(p->ranges);
+	free(p);
+}
+
+const char *e2map_recover_state_name(enum e2map_recover_state s)
+{
+	static const char *const names[] = { "none", "complete", "partial",
+					     "overwritten" };
+
+	return (unsigned)s < 4 ? names[s] : "?";
+}
+
+struct inos {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int note_ino(e2map_journal_t *j, uint64_t ino, const unsigned char *raw,
+		    const struct e2map_jcopy *c, void *arg)
+{
+	struct inos *s = arg;
+
+	(void)j, (void)raw, (void)c;
+	if (e2map__grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) < 0)
+		return -ENOMEM;
+	s->v[s->n++] = ino;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* Inode INO as the image holds it now is free (no links, or dtime). */
+static bool free_now(e2map_journal_t *j, uint64_t ino)
+{
+	struct e2map_version v = { 0 };
+	uint64_t blk;
+	uint32_t off;
+	unsigned isz = EXT2_INODE_SIZE(j->m->fs->super);
+
+	if (e2map__ino_place(j->m, ino, &blk, &off) < 0 ||
+	    io_channel_read_blk64(j->m->fs->io, blk, 1, j->buf))
+		return false;
+	e2map__decode(j->m, ino, j->buf + off, isz > 1024 ? 1024 : isz, &v);
+	return !in_use(&v);
+}
+
+int e2map_deleted_inodes(e2map_journal_t *j, e2map_ino_cb cb, void *arg)
+{
+	struct inos s = { 0 };
+	size_t i;
+	int err;
+
+	if (!j || !cb)
+		return -EINVAL;
+	err = each_slot(j, note_ino, &s);
+	if (!err && s.n)
+		qsort(s.v, s.n, sizeof(*s.v), cmp_u64);
+	for (i = 0; i < s.n && !err; i++)
+		if ((!i || s.v[i] != s.v[i - 1]) && s.v[i] > EXT2_FIRST_INO(
+			j->m->fs->super) - 1 && free_now(j, s.v[i]))
+			err = cb(s.v[i], arg);
+	free(s.v);
+	return err;
+}
