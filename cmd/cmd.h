@@ -214,10 +214,12 @@ int cmd_check(struct cmd_ctx *ctx);
 int cmd_du(struct cmd_ctx *ctx);
 int cmd_extract(struct cmd_ctx *ctx);
 int cmd_fiemap(struct cmd_ctx *ctx);
+int cmd_history(struct cmd_ctx *ctx);
 int cmd_filefrag(struct cmd_ctx *ctx);
 int cmd_mount(struct cmd_ctx *ctx);
 int cmd_owner(struct cmd_ctx *ctx);
 int cmd_partitions(struct cmd_ctx *ctx);
+int cmd_recover(struct cmd_ctx *ctx);
 int cmd_scan(struct cmd_ctx *ctx);
 int cmd_seek(struct cmd_ctx *ctx);
 int cmd_tar(struct cmd_ctx *ctx);
@@ -225,7 +227,7 @@ int cmd_unallocated(struct cmd_ctx *ctx);
 extern const struct cmd_spec blockmap_spec, cat_spec, check_spec, du_spec, extract_spec,
 	fiemap_spec,
 	filefrag_spec, mount_spec, owner_spec, partitions_spec, scan_spec, seek_spec, tar_spec,
-	unallocated_spec;
+	unallocated_spec, history_spec, recover_spec;
 
 /*
  * parse.c: the one option parser (getopt_long over the table of C's

@@ -75,6 +75,8 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	  &filefrag_spec, CMD_NEEDS_IMAGE },
 	{ "help", run_help, "list the commands, or explain one",
 	  &help_spec, 0 },
+	{ "history", cmd_history, "earlier versions of an inode or a "
+	  "directory from the journal", &history_spec, CMD_NEEDS_IMAGE },
 	{ "mount", cmd_mount, "mount the image read-only through FUSE",
 	  &mount_spec, CMD_NEEDS_IMAGE },
 	/* owner opens IMAGE itself: with --byte, a disk's bytes may lie in
@@ -84,6 +86,8 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	{ "partitions", cmd_partitions,
 	  "list a disk image's partitions (MBR, GPT; E01, VMDK...)",
 	  &partitions_spec, 0 },
+	{ "recover", cmd_recover, "write deleted files back from the "
+	  "journal's old inodes", &recover_spec, CMD_NEEDS_IMAGE },
 	{ "scan", cmd_scan, "one record per inode: stat, bytes, extents, "
 	  "errors", &scan_spec, CMD_NEEDS_IMAGE },
 	{ "seek", cmd_seek,
