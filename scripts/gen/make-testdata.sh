@@ -44,3 +44,6 @@ for img in "$out"/*.img.gz; do
 	"$here/../record/xattr.sh" "$img" "$out" 2>/dev/null ||
 		echo "record-xattr: $(basename "$img"): not mounted, skipped"
 done
+# The past of an image (deleted, overwritten, renamed): ground truth of its
+# own (NAME.past.jsonl.gz), nothing recorded.
+"$here/mkpast.sh" "$out"
