@@ -216,6 +216,7 @@ static void report_json(const struct target *t,
 	cmd_json_set(o, "ino", cmd_json_u64(t->ino));
 	cmd_json_set(o, "size", cmd_json_u64(p->size));
 	cmd_json_set(o, "state", json_string(e2map_recover_state_name(p->state)));
+	cmd_json_set(o, "generation", cmd_json_u64(p->version.generation));
 	cmd_json_set(o, "tid", cmd_json_u64(p->version.tid));
 	cmd_json_set(o, "commit_sec", json_integer(p->version.commit_sec));
 	cmd_json_set(o, "mode", cmd_json_u64(p->version.mode));
@@ -256,13 +257,17 @@ static void recover_one(struct recover_run *r, const struct target *t)
 	char name[64], file[4096];
 	int err;
 
-	if ((err = e2map_recover_plan(r->j, t->ino, &p)) < 0) {
+	err = e2map_recover_plan(r->j, t->ino, &p);
+	if (err == -EEXIST && ((const struct recover_opts *)r->ctx->opts)->all)
+		return;		/* an inode in use now: not deleted after all */
+	if (err < 0) {
 		snprintf(name, sizeof(name), "recover: <%" PRIu64 ">", t->ino);
 		cmd_fail(name, err, e2map_errmsg(r->ctx->m));
 		r->failed = 1;
 		return;
 	}
 	if (p->state != E2MAP_RECOVER_NONE) {
+		/* --hash: the digests of FILE's bytes, once written. */
 		snprintf(file, sizeof(file), "%s/%" PRIu64, r->dest, t->ino);
 		if ((err = write_file(r, p, file)) < 0) {
 			cmd_fail(file, err, NULL);

@@ -216,7 +216,7 @@ static void settle_state(struct e2map_recover_plan *p)
 	if (p->version.iflags & EXT4_INLINE_DATA_FL)
 		p->state = p->map_whole ? E2MAP_RECOVER_COMPLETE :
 			   E2MAP_RECOVER_PARTIAL;
-	else if (!p->nranges)
+	else if (!p->nranges && !(p->version.mode && !p->version.size))
 		p->state = E2MAP_RECOVER_NONE;
 	else if (!p->overwritten_blocks && p->map_whole)
 		p->state = E2MAP_RECOVER_COMPLETE;
@@ -231,21 +231,66 @@ static bool in_use(const struct e2map_version *v)
 	return v->mode && v->links && !v->dtime;
 }
 
-/* The newest usable version: in use, and a map with data (or inline). */
+/*
+ * An inline file's bytes: i_block's 60, then the in-inode xattr
+ * system.data (index 7, "data") of the version's raw inode.
+ */
+static int inline_bytes(const struct hver *h, struct e2map_recover_plan *p)
+{
+	unsigned at = 128 + (h->isz > 128 ? le16(h->raw + 128) : 0), e;
+	uint64_t size = p->version.size, got = size < 60 ? size : 60;
+
+	if (size > 60 + (uint64_t)h->isz)	/* more than an inode holds */
+		return 0;
+	if (!(p->inline_data = calloc(1, size)))
+		return -ENOMEM;
+	memcpy(p->inline_data, h->v.i_block, got);
+	if (got == size)
+		return 1;
+	if (at + 4 > h->isz || le32(h->raw + at) != 0xea020000u)
+		return 0;
+	for (e = at + 4; e + 16 <= h->isz && le32(h->raw + e);
+	     e += (16 + h->raw[e] + 3) & ~3u) {
+		unsigned off = le16(h->raw + e + 2), len = le32(h->raw + e + 8);
+
+		if (h->raw[e + 1] != 7 || h->raw[e] != 4 ||
+		    e + 20 > h->isz || memcmp(h->raw + e + 16, "data", 4))
+			continue;
+		if (at + 4 + off + (uint64_t)len > h->isz || le32(h->raw + e + 4))
+			return 0;
+		if (len > size - 60)
+			len = (unsigned)(size - 60);
+		memcpy(p->inline_data + 60, h->raw + at + 4 + off, len);
+		return 60 + len == size;
+	}
+	return 0;
+}
+
+/*
+ * The newest usable version: in use, and a map with data (or inline);
+ * of an inode in use now (NOW), only one of an earlier file, another
+ * generation.
+ */
 static int choose(e2map_journal_t *j, const e2map_blockmap_t *owners,
-		  struct hver *v, size_t n, struct e2map_recover_plan *p,
-		  struct vmap *vm)
+		  struct hver *v, size_t n, const struct e2map_version *now,
+		  struct e2map_recover_plan *p, struct vmap *vm)
 {
 	size_t i;
 	int err;
 
 	for (i = n; i-- > 0;) {
 		if ((v[i].v.flags & E2MAP_COPY_DISK) || !in_use(&v[i].v) ||
-		    !v[i].v.size)
+		    (now && v[i].v.generation == now->generation))
 			continue;
 		p->version = v[i].v;
+		if (!v[i].v.size) {	/* nothing to read: whole as it is */
+			p->map_whole = 1;
+			return 1;
+		}
 		if (v[i].v.iflags & EXT4_INLINE_DATA_FL) {
-			p->map_whole = v[i].v.size <= 60;
+			if ((err = inline_bytes(&v[i], p)) < 0)
+				return err;
+			p->map_whole = err;
 			return 1;
 		}
 		*vm = (struct vmap){ .owners = owners, .ino = p->ino };
@@ -262,7 +307,7 @@ static int choose(e2map_journal_t *j, const e2map_blockmap_t *owners,
 }
 
 static int plan_ranges(e2map_journal_t *j, struct e2map_recover_plan *p,
-		       struct hver *v, size_t n)
+		       struct hver *v, size_t n, const struct e2map_version *now)
 {
 	struct vmap vm = { .ino = 0 };
 	size_t i, cap = 0;
@@ -271,18 +316,23 @@ static int plan_ranges(e2map_journal_t *j, struct e2map_recover_plan *p,
 	if ((err = build_claims(j)) < 0 ||
 	    (!j->owners && (err = e2map_blockmap_build(j->m, &j->owners)) < 0))
 		return err;
-	if ((err = choose(j, j->owners, v, n, p, &vm)) > 0) {
+	if ((err = choose(j, j->owners, v, n, now, p, &vm)) > 0) {
 		p->size = p->version.size;
 		for (err = 0, i = 0; i < vm.n && !err; i++)
 			err = judge_run(j, j->owners, p, &cap, &vm.v[i]);
 	}
 	free(vm.v);
+	if (!err && now && !p->version.mode)
+		err = e2map__fail(j->m, -EEXIST, "inode %llu is in use, and "
+				  "the journal holds no earlier file of it",
+				  (unsigned long long)p->ino);
 	return err;
 }
 
 int e2map_recover_plan(e2map_journal_t *j, uint64_t ino,
 		       struct e2map_recover_plan **out)
 {
+	const struct e2map_version *now = NULL;
 	struct e2map_recover_plan *p;
 	struct hver *v;
 	size_t n;
@@ -293,11 +343,8 @@ int e2map_recover_plan(e2map_journal_t *j, uint64_t ino,
 	*out = NULL;
 	if ((err = e2map__versions(j, ino, &v, &n)) < 0)
 		return err;
-	if (n && (v[n - 1].v.flags & E2MAP_COPY_DISK) && in_use(&v[n - 1].v)) {
-		free(v);
-		return e2map__fail(j->m, -EEXIST, "inode %llu is in use",
-				   (unsigned long long)ino);
-	}
+	if (n && (v[n - 1].v.flags & E2MAP_COPY_DISK) && in_use(&v[n - 1].v))
+		now = &v[n - 1].v;
 	if (!(p = calloc(1, sizeof(*p)))) {
 		free(v);
 		return -ENOMEM;
@@ -305,7 +352,7 @@ int e2map_recover_plan(e2map_journal_t *j, uint64_t ino,
 	p->ino = ino;
 	p->journal = j;
 	p->block_size = j->m->bs;
-	if ((err = plan_ranges(j, p, v, n)) < 0) {
+	if ((err = plan_ranges(j, p, v, n, now)) < 0) {
 		free(v);
 		e2map_recover_free(p);
 		return err;
@@ -352,10 +399,8 @@ int64_t e2map_recover_pread(struct e2map_recover_plan *p, void *buf,
 	if (len > p->size - off)
 		len = p->size - off;
 	memset(buf, 0, len);
-	if (p->version.iflags & EXT4_INLINE_DATA_FL) {
-		if (off < 60)
-			memcpy(buf, p->version.i_block + off,
-			       len < 60 - off ? len : 60 - off);
+	if (p->inline_data) {
+		memcpy(buf, p->inline_data + off, len);
 		return (int64_t)len;
 	}
 	if (!(blk = malloc(p->journal->m->bs)))
@@ -372,6 +417,7 @@ void e2map_recover_free(struct e2map_recover_plan *p)
 	if (!p)
 		return;
 	free(p->ranges);
+	free(p->inline_data);
 	free(p);
 }
 
@@ -383,8 +429,13 @@ const char *e2map_recover_state_name(enum e2map_recover_state s)
 	return (unsigned)s < 4 ? names[s] : "?";
 }
 
+struct slot {
+	uint64_t ino;
+	uint32_t gen;
+};
+
 struct inos {
-	uint64_t *v;
+	struct slot *v;
 	size_t n, cap;
 };
 
@@ -393,22 +444,27 @@ static int note_ino(e2map_journal_t *j, uint64_t ino, const unsigned char *raw,
 {
 	struct inos *s = arg;
 
-	(void)j, (void)raw, (void)c;
+	(void)j, (void)c;
 	if (e2map__grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) < 0)
 		return -ENOMEM;
-	s->v[s->n++] = ino;
+	s->v[s->n++] = (struct slot){ ino, le32(raw + 100) };
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
+static int cmp_slot(const void *a, const void *b)
 {
-	const uint64_t *x = a, *y = b;
+	const struct slot *x = a, *y = b;
 
-	return *x < *y ? -1 : *x > *y;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->gen < y->gen ? -1 : x->gen > y->gen;
 }
 
-/* Inode INO as the image holds it now is free (no links, or dtime). */
-static bool free_now(e2map_journal_t *j, uint64_t ino)
+/*
+ * Inode INO as the image holds it now is free (no links, or dtime), or
+ * in use by a file of another generation than GEN, an earlier file's.
+ */
+static bool free_now(e2map_journal_t *j, uint64_t ino, uint32_t gen)
 {
 	struct e2map_version v = { 0 };
 	uint64_t blk;
@@ -419,24 +475,29 @@ static bool free_now(e2map_journal_t *j, uint64_t ino)
 	    io_channel_read_blk64(j->m->fs->io, blk, 1, j->buf))
 		return false;
 	e2map__decode(j->m, ino, j->buf + off, isz > 1024 ? 1024 : isz, &v);
-	return !in_use(&v);
+	return !in_use(&v) || v.generation != gen;
 }
 
 int e2map_deleted_inodes(e2map_journal_t *j, e2map_ino_cb cb, void *arg)
 {
 	struct inos s = { 0 };
+	uint64_t last = 0;
 	size_t i;
 	int err;
 
 	if (!j || !cb)
 		return -EINVAL;
+
 	err = each_slot(j, note_ino, &s);
 	if (!err && s.n)
-		qsort(s.v, s.n, sizeof(*s.v), cmp_u64);
+		qsort(s.v, s.n, sizeof(*s.v), cmp_slot);
 	for (i = 0; i < s.n && !err; i++)
-		if ((!i || s.v[i] != s.v[i - 1]) && s.v[i] > EXT2_FIRST_INO(
-			j->m->fs->super) - 1 && free_now(j, s.v[i]))
-			err = cb(s.v[i], arg);
+		if (s.v[i].ino != last &&
+		    s.v[i].ino >= EXT2_FIRST_INO(j->m->fs->super) &&
+		    free_now(j, s.v[i].ino, s.v[i].gen)) {
+			last = s.v[i].ino;
+			err = cb(last, arg);
+		}
 	free(s.v);
 	return err;
 }

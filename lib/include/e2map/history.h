@@ -116,9 +116,10 @@ E2MAP_API int e2map_dir_history(e2map_journal_t *j, uint64_t ino,
  * inode in the journal mapped them; else OVERWRITTEN (OWNER: the inode
  * owning it now, 0 for the layout or a past owner).  STATE: COMPLETE when
  * every range is recovered and the map was read whole; PARTIAL when some
- * are; OVERWRITTEN when none; NONE when no version maps data.  Returns 0,
- * -EEXIST when INO is in use now, -ESTALE for a number past the count,
- * -EIO, -ENOMEM.
+ * are; OVERWRITTEN when none; NONE when no version maps data.  An inode
+ * in use now gives the newest earlier file it held (a version of another
+ * generation), or -EEXIST.  Returns 0, -EEXIST, -ESTALE for a number past
+ * the count, -EIO, -ENOMEM.
  */
 enum e2map_recover_state {
 	E2MAP_RECOVER_NONE,
@@ -140,6 +141,7 @@ struct e2map_recover_plan {
 	struct e2map_recover_range *ranges;
 	size_t nranges;
 	uint64_t recovered_blocks, overwritten_blocks;
+	unsigned char *inline_data;	/* an inline file's bytes, else NULL */
 	e2map_journal_t *journal;
 };
 E2MAP_API int e2map_recover_plan(e2map_journal_t *j, uint64_t ino,
@@ -156,8 +158,9 @@ E2MAP_API void e2map_recover_free(struct e2map_recover_plan *p);
 /* "none", "complete", "partial", "overwritten". */
 E2MAP_API const char *e2map_recover_state_name(enum e2map_recover_state s);
 /*
- * CB for every inode the bitmap calls free, or with no links, that a
- * journal version shows in use with a map: the candidates recovery takes.
+ * CB for every inode, in number order, that a journal version shows in use
+ * by a file the image no longer holds: the inode is free now (no links,
+ * or a dtime), or in use by another generation.  Recovery's candidates.
  */
 typedef int (*e2map_ino_cb)(uint64_t ino, void *arg);
 E2MAP_API int e2map_deleted_inodes(e2map_journal_t *j, e2map_ino_cb cb,
