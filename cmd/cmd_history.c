@@ -144,15 +144,17 @@ static int json_run(uint64_t lblk, uint64_t pblk, uint64_t len, void *arg)
 static void print_version_table(struct hist_run *h,
 				const struct e2map_version *v, int whole)
 {
-	char fl[96], ct[32], mt[32], dt[32];
+	char fl[96], ct[32], mt[32], dt[32], tid[16];
 
+	/* the image's own inode, no journal copy of it: no transaction */
+	snprintf(tid, sizeof(tid), v->jblock ? "%" PRIu32 : "-", v->tid);
 	flag_names(v->flags, fl, sizeof(fl));
 	utc(v->commit_sec, ct, sizeof(ct));
 	utc(v->mtime, mt, sizeof(mt));
 	utc(v->dtime, dt, sizeof(dt));
-	printf("%-10" PRIu32 " %-20s %-22s %06o %5" PRIu32 " %5" PRIu32
+	printf("%-10s %-20s %-22s %06o %5" PRIu32 " %5" PRIu32
 	       " %10" PRIu64 " %5" PRIu32 " %-20s %-20s%s%s\n",
-	       v->tid, ct, fl, v->mode, v->uid, v->gid, v->size, v->links, mt,
+	       tid, ct, fl, v->mode, v->uid, v->gid, v->size, v->links, mt,
 	       dt, h->at ? h->runs : " -", whole ? "" : " (map incomplete)");
 }
 

@@ -706,6 +706,55 @@ Test(cli, extract_usage_errors)
 	cr_assert_eq(r.status, 2);
 }
 
+Test(cli, history_and_recover_usage_errors)
+{
+	struct run r;
+
+	run(&r, (const char *[]){ "history", "x.img", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "usage: e2map history [--format table|jsonl] "),
+		  "%s", r.err);
+	run(&r, (const char *[]){ "history", "--format", "csv", "x.img", "/f",
+				  NULL });
+	cr_assert_eq(r.status, 2);
+	run(&r, (const char *[]){ "recover", "x.img", "d", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "which inodes?"), "%s", r.err);
+	run(&r, (const char *[]){ "recover", "--all", "x.img", "<12>", "d",
+				  NULL });
+	cr_assert_eq(r.status, 2);
+	run(&r, (const char *[]){ "recover", "x.img", "12", "d", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "invalid inode '12'"), "%s", r.err);
+}
+
+/* history of a live file is its inode now; recover refuses a live one. */
+Test(cli, history_and_recover_on_an_image, .init = make_image,
+     .fini = remove_image)
+{
+	char dest[400];
+	struct run r;
+
+	need_image();
+	snprintf(dest, sizeof(dest), "%s/rec", tmpdir);
+	run(&r, (const char *[]){ "history", "--format", "jsonl", image, "/f",
+				  NULL });
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "\"kind\":\"version\"") &&
+		  strstr(r.out, "\"size\":6,"), "%s", r.out);
+	run(&r, (const char *[]){ "history", image, "/nope", NULL });
+	cr_assert_eq(r.status, 1);
+	run(&r, (const char *[]){ "history", image, "<x>", NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, "invalid inode '<x>'"), "%s", r.err);
+	run(&r, (const char *[]){ "recover", image, "<2>", dest, NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, "e2map: recover: <2>: "), "%s", r.err);
+	run(&r, (const char *[]){ "recover", "--all", image, dest, NULL });
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(!strncmp(r.out, "INODE ", 6), "%s", r.out);
+}
+
 /* A failure names the entry and the step; the walk goes on; exit 1. */
 Test(cli, extract_names_what_failed, .init = make_image,
      .fini = remove_image)
