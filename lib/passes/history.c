@@ -113,6 +113,7 @@ void e2map__decode(e2map_t *m, uint64_t ino, const unsigned char *raw,
 	v->links = le16(raw + 26);
 	v->blocks = le32(raw + 28) | (uint64_t)le16(raw + 116) << 32;
 	v->iflags = le32(raw + 32);
+	v->file_acl = le32(raw + 104) | (uint64_t)le16(raw + 118) << 32;
 	v->generation = le32(raw + 100);
 	memcpy(v->i_block, raw + 40, 60);
 	put_time(raw, isz, 8, 140, &v->atime, &v->atime_ns);
@@ -314,6 +315,7 @@ struct walk {
 	const struct hver *h;
 	struct vmap *out;
 	uint64_t nblocks;
+	uint64_t counted;	/* blocks the map holds, tree blocks too */
 };
 
 static int ext_node(struct walk *w, const unsigned char *node, size_t room,
@@ -325,6 +327,7 @@ static int ext_index(struct walk *w, const unsigned char *e, int depth)
 	unsigned char *buf = malloc(w->j->m->bs);
 	int err;
 
+	w->counted++;
 	if (!buf)
 		return -ENOMEM;
 	err = meta_block(w->j, w->h, w->out, leaf, buf);
@@ -345,6 +348,7 @@ static int ext_leaf(struct walk *w, const unsigned char *e)
 	uint64_t lblk = le32(e), len = le16(e + 4);
 	uint64_t pblk = le32(e + 8) | (uint64_t)le16(e + 6) << 32;
 
+	w->counted += len > 32768 ? len - 32768 : len;
 	if (len > 32768)	/* unwritten: reads as zeroes */
 		return 0;
 	if (!len || pblk + len > ext2fs_blocks_count(w->j->m->fs->super) ||
@@ -387,6 +391,7 @@ static int ind_block(struct walk *w, uint64_t pblk, int level, uint64_t base)
 		span *= apb;
 	if (!pblk || base >= w->nblocks)
 		return 0;
+	w->counted++;
 	if (!(buf = malloc(w->j->m->bs)))
 		return -ENOMEM;
 	if ((err = meta_block(w->j, w->h, w->out, pblk, buf)) < 0) {
@@ -397,6 +402,7 @@ static int ind_block(struct walk *w, uint64_t pblk, int level, uint64_t base)
 	for (i = 0; i < apb && !err && base + i * span < w->nblocks; i++) {
 		if (!(p = le32(buf + 4 * i)))
 			continue;
+		w->counted += level == 1;
 		if (level > 1)
 			err = ind_block(w, p, level - 1, base + i * span);
 		else if (p >= ext2fs_blocks_count(w->j->m->fs->super))
@@ -417,6 +423,7 @@ static int ind_map(struct walk *w)
 	for (i = 0; i < 12 && !err; i++) {
 		if (!(p = le32(ib + 4 * i)))
 			continue;
+		w->counted++;
 		if (p >= ext2fs_blocks_count(w->j->m->fs->super))
 			w->out->whole = false;
 		else
@@ -433,18 +440,40 @@ static int ind_map(struct walk *w)
 	return err;
 }
 
+/*
+ * Fewer blocks than i_blocks counts: a tree or indirect block read was
+ * not the version's own (ext3 zeroes the indirect blocks it frees), so
+ * the map has holes that were data.  Bigalloc counts clusters: not held.
+ */
+static void count_check(const struct walk *w)
+{
+	const struct e2map_version *v = &w->h->v;
+	uint64_t want = v->iflags & EXT4_HUGE_FILE_FL ? v->blocks :
+			v->blocks / (w->j->m->bs / 512);
+
+	if (ext2fs_has_feature_bigalloc(w->j->m->fs->super))
+		return;
+	if (w->counted + (v->file_acl ? 1 : 0) < want)
+		w->out->whole = false;
+}
+
 int e2map__vmap(e2map_journal_t *j, const struct hver *h, struct vmap *out)
 {
-	struct walk w = { j, h, out, (h->v.size + j->m->bs - 1) >> j->m->bits };
+	struct walk w = { j, h, out, (h->v.size + j->m->bs - 1) >> j->m->bits,
+			  0 };
+	int err;
 
 	out->whole = true;
 	if (h->v.iflags & EXT4_INLINE_DATA_FL)
 		return 0;
-	if (h->v.iflags & EXT4_EXTENTS_FL)
-		return ext_node(&w, h->v.i_block, 60, -1);
-	if (LINUX_S_ISLNK(h->v.mode) && !h->v.blocks)
+	if (LINUX_S_ISLNK(h->v.mode) && !(h->v.iflags & EXT4_EXTENTS_FL) &&
+	    h->v.size < 60)
 		return 0;
-	return ind_map(&w);
+	err = h->v.iflags & EXT4_EXTENTS_FL ? ext_node(&w, h->v.i_block, 60, -1)
+					     : ind_map(&w);
+	if (!err)
+		count_check(&w);
+	return err;
 }
 
 int e2map_version_map(e2map_journal_t *j, const struct e2map_version *v,

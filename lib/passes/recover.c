@@ -211,9 +211,17 @@ static int judge_run(e2map_journal_t *j, const e2map_blockmap_t *owners,
 	return err;
 }
 
+/* Its bytes are in the inode: inline data, or a fast symlink's target. */
+static bool in_inode(const struct e2map_version *v)
+{
+	return (v->iflags & EXT4_INLINE_DATA_FL) ||
+	       (LINUX_S_ISLNK(v->mode) && !(v->iflags & EXT4_EXTENTS_FL) &&
+		v->size < 60);
+}
+
 static void settle_state(struct e2map_recover_plan *p)
 {
-	if (p->version.iflags & EXT4_INLINE_DATA_FL)
+	if (in_inode(&p->version))
 		p->state = p->map_whole ? E2MAP_RECOVER_COMPLETE :
 			   E2MAP_RECOVER_PARTIAL;
 	else if (!p->nranges && !(p->version.mode && !p->version.size))
@@ -287,7 +295,7 @@ static int choose(e2map_journal_t *j, const e2map_blockmap_t *owners,
 			p->map_whole = 1;
 			return 1;
 		}
-		if (v[i].v.iflags & EXT4_INLINE_DATA_FL) {
+		if (in_inode(&v[i].v)) {
 			if ((err = inline_bytes(&v[i], p)) < 0)
 				return err;
 			p->map_whole = err;

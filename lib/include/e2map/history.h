@@ -51,7 +51,8 @@ E2MAP_API void e2map_journal_info(const e2map_journal_t *j,
  * the disk's) and the inode table BLOCK; then the inode's fields as that
  * copy holds them, times in seconds since the epoch (the extra epoch bits
  * applied) and nanoseconds, I_BLOCK its 60 bytes as stored (little
- * endian): the extent tree's root or the block pointers.
+ * endian): the extent tree's root or the block pointers.  BLOCKS is
+ * i_blocks as stored (512-byte units, or blocks with EXT4_HUGE_FILE_FL).
  */
 struct e2map_version {
 	uint32_t tid, last_tid, copies, flags;
@@ -59,7 +60,7 @@ struct e2map_version {
 	uint32_t commit_nsec;
 	uint64_t jblock, block;
 	uint32_t mode, uid, gid, links, iflags, generation, dtime;
-	uint64_t size, blocks;
+	uint64_t size, blocks, file_acl;
 	int64_t atime, ctime, mtime, crtime;
 	uint32_t atime_ns, ctime_ns, mtime_ns, crtime_ns;
 	unsigned char i_block[60];
