@@ -641,3 +641,36 @@ Test(history, a_bad_journal_superblock_is_an_error)
 	cr_expect_lt(exercise(&ji, &in), 0);
 	free_jimg(&ji);
 }
+
+/* Every corpus image whose journal opens (128-byte inodes, damaged logs
+ * of the e2fsprogs tests): its past read every way, no crash. */
+Test(history, corpus_journals)
+{
+	char **paths;
+	int n = fixture_corpus_list(&paths), opened = 0;
+
+	cr_assert_geq(n, 0);
+	for (int i = 0; i < n; i++) {
+		struct seen s = { 0 };
+		e2map_journal_t *j;
+		char *img = fixture_decompress(paths[i]);
+		e2map_t *m;
+
+		cr_assert(img);
+		if (e2map_open(img, "unmountable", &m) == 0) {
+			if (e2map_journal_open(m, &j) == 0) {
+				opened++;
+				for (uint64_t ino = 1; ino < 32; ino++)
+					e2map_inode_history(j, ino,
+							    count_version, &s);
+				e2map_dir_history(j, 2, count_name, &s);
+				e2map_deleted_inodes(j, recover_some, j);
+				e2map_journal_close(j);
+			}
+			e2map_close(m);
+		}
+		fixture_remove(img);
+	}
+	fixture_corpus_free(paths, n);
+	cr_expect_gt(opened, 5, "%d corpus journals opened", opened);
+}

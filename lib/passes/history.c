@@ -89,8 +89,11 @@ static void put_time(const unsigned char *raw, unsigned isz, unsigned at,
 {
 	unsigned room = isz > 128 ? 128 + le16(raw + 128) : 128;
 
-	*sec = (int32_t)le32(raw + at);
+	*sec = 0;
 	*ns = 0;
+	if (at + 4 > isz || (at >= 128 && at + 4 > room))
+		return;		/* crtime, past a small inode's end */
+	*sec = (int32_t)le32(raw + at);
 	if (extra && extra + 4 <= room && extra + 4 <= isz) {
 		uint32_t x = le32(raw + extra);
 
@@ -120,8 +123,6 @@ void e2map__decode(e2map_t *m, uint64_t ino, const unsigned char *raw,
 	put_time(raw, isz, 12, 132, &v->ctime, &v->ctime_ns);
 	put_time(raw, isz, 16, 136, &v->mtime, &v->mtime_ns);
 	put_time(raw, isz, 144, 148, &v->crtime, &v->crtime_ns);
-	if (isz <= 144)
-		v->crtime = 0;
 	if (ext2fs_has_feature_metadata_csum(fs->super) && isz <= sizeof(copy)) {
 		memcpy(copy, raw, isz);
 		if (!ext2fs_inode_csum_verify(fs, (ext2_ino_t)ino,
