@@ -149,7 +149,9 @@ static int read_heads(struct scan *s)
 			continue;
 		type = be32(j->bh + 4);
 		tid = be32(j->bh + 8);
-		s->head[b] = (struct jhead){ tid, (uint8_t)(type < 255 ? type : 255) };
+		/* any header stops the tags before it, type 0 too */
+		s->head[b] = (struct jhead){ tid, (uint8_t)(type && type < 255 ?
+							    type : 255) };
 		if (type == JB_DESCRIPTOR)
 			err = keep_tags(s, b, tid);
 		else if (type == JB_COMMIT)
