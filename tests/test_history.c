@@ -20,8 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_run.h"
 #include "fixture.h"
 #include "sha256.h"
 
@@ -315,6 +318,85 @@ Test(history, live_inode_is_refused)
 	e2map_journal_close(j);
 	e2map_close(m);
 	fixture_remove(img);
+}
+
+/* ---- the CLI: what it writes ---- */
+
+static const json_t *file_of(const struct truth *t, uint64_t ino)
+{
+	for (size_t i = 1; i < t->n; i++)
+		if (deleted_file(t->v[i]) && num(t->v[i], "ino") == ino)
+			return t->v[i];
+	return NULL;
+}
+
+/* Where DIR's filesystem keeps holes: a probe file with one. */
+static bool holes_kept(const char *dir)
+{
+	char path[600];
+	off_t hole;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/probe", dir);
+	cr_assert((fd = open(path, O_RDWR | O_CREAT, 0600)) >= 0);
+	cr_assert_eq(pwrite(fd, "x", 1, 1 << 20), 1);
+	hole = lseek(fd, 0, SEEK_HOLE);
+	close(fd);
+	unlink(path);
+	return hole == 0;
+}
+
+/*
+ * recover --all writes each complete file with the generator's bytes, a
+ * sparse one with its holes, and names the old path from the directory's
+ * history.
+ */
+Test(history, cli_recover_all_writes_the_bytes)
+{
+	char dir[] = "/tmp/e2map-recover-XXXXXX", dest[600];
+	char *img = fixture_image("past-inline-4k");
+	unsigned complete = 0, named = 0;
+	struct cli_out r;
+	struct truth t;
+	const char *line;
+
+	cr_assert(img && mkdtemp(dir));
+	snprintf(dest, sizeof(dest), "%s/out", dir);
+	load_truth("past-inline-4k", &t);
+	if (cli_run((const char *[]){ "recover", "--all", "--format", "jsonl",
+				      img, dest, NULL }, &r) < 0)
+		cr_skip_test("E2MAP is not set (run through make check)");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	for (line = r.out; *line; line = strchr(line, '\n') + 1) {
+		json_t *o = json_loadb(line, strcspn(line, "\n"), 0, NULL);
+		const json_t *f = o ? file_of(&t, num(o, "ino")) : NULL;
+		char hex[65];
+
+		cr_assert(o, "%s", line);
+		if (f && !strcmp(str(o, "state"), "complete")) {
+			complete++;
+			cr_assert_eq(fixture_sha256(str(o, "file"), hex), 0);
+			cr_expect_str_eq(hex, str(f, "sha256"), "%s",
+					 str(f, "path"));
+			named += !strcmp(str(o, "path"), str(f, "path"));
+		}
+		if (f && !strcmp(str(f, "path"), "/files/sparse") &&
+		    holes_kept(dir)) {
+			int fd = open(str(o, "file"), O_RDONLY);
+
+			cr_assert(fd >= 0);
+			cr_expect_eq(lseek(fd, 0, SEEK_HOLE), 4096);
+			close(fd);
+		}
+		json_decref(o);
+	}
+	cr_expect_gt(complete, 100);
+	cr_expect_gt(named, complete / 2, "%u of %u named", named, complete);
+	cli_out_free(&r);
+	free_truth(&t);
+	fixture_remove(img);
+	snprintf(dest, sizeof(dest), "rm -rf %s", dir);
+	cr_assert_eq(system(dest), 0);
 }
 
 /* ---- hostile journals ---- */
