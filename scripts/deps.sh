@@ -38,6 +38,8 @@ pkgs="$pkgs mypy"
 fi
 # scripts/deps.sh bench: also what make bench runs (not the tests, not CI)
 [ "${1:-}" != bench ] || pkgs="$pkgs python3 sleuthkit util-linux fuse2fs bc"
+# bench/past.sh: the undeleters and hashdeep it scores against e2map.
+[ "${1:-}" != bench ] || pkgs="$pkgs ext4magic extundelete hashdeep"
 fi
 missing=""
 for p in $pkgs; do

@@ -207,7 +207,7 @@ class Gen:
 
     def delete(self, rel):
         rec = self.by_path.pop(rel)
-        others = sorted(k for k, v in self.by_path.items() if v is rec)
+        others = sorted(n for n in [rec["path"]] + rec.get("links", []) if n != rel)
         if not others:
             self.snap_at(rec, rel)
             rec.update(fate="deleted", when=self.when)
@@ -308,7 +308,7 @@ class Gen:
                 f.write(json.dumps(r) + "\n")
 
 
-def small_set(g, inline, ext3):
+def small_set(g, inline, ext3, full=True):
     """The committed images' operations (docs/past.md lists them)."""
     bs = g.bs
     # Phase 1: a tree, committed.
@@ -377,8 +377,9 @@ def small_set(g, inline, ext3):
         g.file("/files/inline-40", 40)
         g.file("/files/inline-100", 100)
     g.sync()
-    fill(g, 12)
-    g.sync()
+    if full:
+        fill(g, 12)
+        g.sync()
 
     # Phase 2: deleted after the commit that wrote them.
     g.when = "after-commit"
@@ -438,7 +439,7 @@ def fill(g, spare):
         g.file("/fill", n * g.bs)
 
 
-def reuse(g, files):
+def reuse(g, files, prefix="/new/n"):
     """New files, one at a time, until they hold about half of the blocks
     the deletions freed, or there is no room (statvfs counts delalloc's
     reserve).  Over 16 blocks (mb_stream_req) each: not from the locality
@@ -450,7 +451,7 @@ def reuse(g, files):
         size = (17 + i % 8) * g.bs
         if os.statvfs(g.mnt).f_bavail < size // g.bs + 8 or 2 * len(taken) >= len(freed):
             break
-        rec = g.file("/new/n%02d" % i, size, fsync=g.fc)
+        rec = g.file("%s%02d" % (prefix, i), size, fsync=g.fc)
         g.snap(rec)
         taken |= freed & {b for lg, ph, n in rec["blocks"] for b in range(ph, ph + n)}
 
@@ -473,6 +474,8 @@ def bulk_set(g, spec):
         doomed += ["/bulk/h%02d/file-%05d" % (d, i) for i in rng.sample(range(hf), hdel)]
     rng.shuffle(doomed)
     g.sync()
+    fill(g, 64)
+    g.sync()
     half = len(doomed) // 2
     g.when = "after-commit"
     for rel in doomed[:half]:
@@ -484,8 +487,7 @@ def bulk_set(g, spec):
         g.delete(rel)
     g.sync()
     g.when = None
-    for i in range(50):
-        g.file("/bulk/new%02d" % i, rng.randint(1, 8 * bs))
+    reuse(g, 4000, "/bulk/new")
     g.sync()
 
 
@@ -497,7 +499,7 @@ def cmd_run(a):
         small = a.bulk.startswith("+")
         spec = [int(x) for x in a.bulk.lstrip("+").split(",")]
         if small:
-            small_set(g, False, False)
+            small_set(g, False, False, full=False)
         bulk_set(g, spec)
     else:
         small_set(g, a.inline, a.ext3)
