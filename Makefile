@@ -342,6 +342,7 @@ FUZZ_LINK = clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN)
 # Over the check walk.  fuzz-smoke: one minute.
 FUZZ := $(BUILD)/tests/fuzz/fuzz_check
 $(FUZZ): tests/fuzz/fuzz_check.c $(FUZZ_LIB_OBJS)
+	@mkdir -p $(@D)
 	$(FUZZ_LINK) -o $@ $^ $(LIB_LIBS)
 
 FUZZ_SEEDS := $(BUILD)/tests/fuzz/seeds
@@ -358,6 +359,7 @@ fuzz-smoke: $(FUZZ) fuzz-seeds
 FUZZ_DISK := $(BUILD)/tests/fuzz/fuzz_disk
 FUZZ_DISK_SEEDS := $(BUILD)/tests/fuzz/disk-seeds
 $(FUZZ_DISK): tests/fuzz/fuzz_disk.c $(FUZZ_LIB_OBJS)
+	@mkdir -p $(@D)
 	$(FUZZ_LINK) -o $@ $^ $(LIB_LIBS)
 
 fuzz-disk-smoke: $(FUZZ_DISK)
@@ -373,6 +375,7 @@ FUZZ_FC := $(BUILD)/tests/fuzz/fuzz_fc
 FUZZ_FC_BASE := $(abspath $(BUILD)/tests/fuzz/fc-base.img)
 FUZZ_FC_SEEDS := $(BUILD)/tests/fuzz/fc-seeds
 $(FUZZ_FC): tests/fuzz/fuzz_fc.c $(FUZZ_LIB_OBJS)
+	@mkdir -p $(@D)
 	$(FUZZ_LINK) -DFC_BASE='"$(FUZZ_FC_BASE)"' -o $@ $^ $(LIB_LIBS)
 
 fuzz-fc-smoke: $(FUZZ_FC)
