@@ -160,6 +160,7 @@ struct names_walk {
 	struct imap im;
 	struct e2map_deleted_name d;
 	char *dir_path;
+	e2map_file_t *dir;	/* the directory being read */
 	e2map_deleted_name_cb cb;
 	void *payload;
 };
@@ -174,27 +175,14 @@ static int first_path(const char *path, size_t len, void *payload)
 	return 1;
 }
 
-static int any_path(const char *path, size_t len, void *payload)
+/* The directory's live entries hold S's name for S's inode (a lookup
+ * as the kernel's finds it): S is an old copy, not a deletion. */
+static bool live_copy(e2map_file_t *dir, const struct e2map__slack *s)
 {
-	(void)path;
-	(void)len;
-	(void)payload;
-	return 1;
-}
+	struct e2map_name n = { .s = s->name, .len = s->len };
+	uint32_t ino;
 
-/* Whether a path of the inode is DIR_PATH/NAME. */
-struct same {
-	const struct e2map_deleted_name *d;
-};
-
-static int same_path(const char *path, size_t len, void *payload)
-{
-	const struct e2map_deleted_name *d = ((struct same *)payload)->d;
-	size_t dlen = d->dir_path_len == 1 ? 0 : d->dir_path_len;
-
-	return len == dlen + 1 + d->name_len &&
-	       !memcmp(path, d->dir_path, dlen) && path[dlen] == '/' &&
-	       !memcmp(path + dlen + 1, d->name, d->name_len);
+	return e2map__find_entry(dir, &n, &ino) == 0 && ino == s->ino;
 }
 
 /* The entry's type byte as a mode's type: where it differs from the
@@ -218,7 +206,7 @@ static enum e2map_inode_state state_of(struct names_walk *w, uint64_t ino,
 		return E2MAP_INODE_UNALLOCATED;
 	if (want && (in->mode & LINUX_S_IFMT) != want)
 		return E2MAP_INODE_REALLOCATED;
-	if (e2map_paths_foreach(w->paths, ino, any_path, NULL) == 1)
+	if (e2map__paths_next(w->paths, ino - 1) == ino)
 		return E2MAP_INODE_LINKED;
 	return E2MAP_INODE_REALLOCATED;
 }
@@ -238,9 +226,8 @@ static int on_slack(const struct e2map__slack *s, void *payload)
 	if (s->ino && past_read(w->m, s->ino, &d->inode) < 0)
 		memset(&d->inode, 0, sizeof(d->inode));
 	d->state = state_of(w, s->ino, s->type, &d->inode);
-	d->live_copy = d->state == E2MAP_INODE_LINKED && d->dir_path &&
-		       e2map_paths_foreach(w->paths, s->ino, same_path,
-					   &(struct same){ d }) == 1;
+	d->live_copy = d->state == E2MAP_INODE_LINKED &&
+		       live_copy(w->dir, s);
 	return w->cb(d, w->payload);
 }
 
@@ -259,6 +246,7 @@ static int walk_dir(struct names_walk *w, uint64_t ino)
 	w->d.dir_path_len = w->dir_path ? strlen(w->dir_path) : 0;
 	if (e2map__iget(w->m, (ext2_ino_t)ino, true, &f) < 0)
 		return 0;	/* the kernel could not read it either */
+	w->dir = f;
 	err = e2map__dir_slack(f, on_slack, w);
 	e2map__iput(f);
 	return err;
