@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The past of an image (e2map/past.h, scan -d): deleted names held to the
+ * generator's ground truth (testdata/past-*.past.jsonl.gz: every name
+ * e2map finds is one the generator removed, or an htree split's old copy
+ * of a live name) and to The Sleuth Kit's recordings
+ * (scripts/record/tsk.sh: NAME.fls.gz, NAME.ils.gz): every deleted name
+ * fls -d finds, e2map finds (but for the exceptions below, each with its
+ * reason), and every inode ils lists, e2map lists with the same fields.
+ * No corpus image crashes the walks (their slack is anything).
+ */
+#include <criterion/criterion.h>
+#include <e2map.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixture.h"
+
+TestSuite(past, .timeout = 120);
+
+/* Names fls reports that e2map does not, as fls reports them. */
+static const struct {
+	const char *image, *path, *why;
+} exceptions[] = {
+	{ "r_inline_xattr", "/file1|2", "in a dx root past its hash/block "
+	  "pairs, the entry's inode field is the last pair's block number: "
+	  "fls takes it for the inode" },
+	{ "f_uninit_bad_free_inodes", "/Documentation/Changes|4", "the "
+	  "same: a dx root's block number as the inode" },
+	{ "f_uninit_set_inode_not_set", "/Documentation/Changes|4", "the "
+	  "same: a dx root's block number as the inode" },
+	{ "f_many_subdirs", "/many_subdirs/<|732", "a hash/block pair of an "
+	  "htree index block read as an entry (a dir type by chance)" },
+	{ "f_many_subdirs", "/htree_eq_1/\xf0|752", "the same" },
+};
+
+/* A sorted set of "PATH|INO" keys. */
+struct keys {
+	char **v;
+	size_t n, cap;
+};
+
+static void keys_add(struct keys *k, char *s)
+{
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 64;
+		cr_assert((k->v = realloc(k->v, k->cap * sizeof(*k->v))));
+	}
+	k->v[k->n++] = s;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool keys_has(const struct keys *k, const char *s)
+{
+	return k->n && bsearch(&s, k->v, k->n, sizeof(*k->v), cmp_str);
+}
+
+static void keys_free(struct keys *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		free(k->v[i]);
+	free(k->v);
+}
+
+/* TSK's body sanitizing: control bytes, DEL and | as ^. */
+static void sanitize(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f || *s == '|')
+			*s = '^';
+}
+
+struct found {
+	struct keys keys;
+	size_t names, copies, bad;
+	json_t *truth;		/* the manifest's removed names, or NULL */
+};
+
+static int on_name(const struct e2map_deleted_name *d, void *payload)
+{
+	struct found *f = payload;
+	const char *dir = d->dir_path ? d->dir_path : "<?>";
+	size_t dlen = d->dir_path && d->dir_path_len == 1 ? 0 : strlen(dir);
+	char *key;
+
+	f->names++;
+	if (d->live_copy) {
+		f->copies++;
+		return 0;
+	}
+	cr_assert(asprintf(&key, "%.*s/%.*s", (int)dlen, dir,
+			   (int)d->name_len, d->name) > 0);
+	sanitize(key + dlen);
+	cr_assert((key = realloc(key, strlen(key) + 24)));
+	sprintf(key + strlen(key), "|%llu", (unsigned long long)d->ino);
+	keys_add(&f->keys, key);
+	return 0;
+}
+
+static void find_names(e2map_t *m, struct found *f)
+{
+	memset(f, 0, sizeof(*f));
+	cr_assert_eq(e2map_deleted_names(m, NULL, on_name, f), 0, "%s",
+		     e2map_errmsg(m));
+	if (f->keys.n)
+		qsort(f->keys.v, f->keys.n, sizeof(*f->keys.v), cmp_str);
+}
+
+static FILE *gz_open(const char *path)
+{
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "gzip -dc '%s' 2>/dev/null", path);
+	return popen(cmd, "r");
+}
+
+static bool excepted(const char *image, const char *key)
+{
+	for (size_t i = 0; i < sizeof(exceptions) / sizeof(*exceptions); i++)
+		if (!strcmp(image, exceptions[i].image) &&
+		    !strcmp(key, exceptions[i].path))
+			return true;
+	return false;
+}
+
+/*
+ * fls's deleted names in recording REC against F: each found, but for the
+ * exceptions and for fls's names of no known type ("-/" lines: hash/block
+ * pairs of index blocks read as entries, which e2map's type check
+ * refuses).  Returns fls's count; *MISSED what e2map lacks unexcused.
+ */
+static size_t check_fls(const char *image, const char *rec,
+			const struct found *f, size_t *garbage, size_t *missed)
+{
+	FILE *p = gz_open(rec);
+	char *line = NULL;
+	size_t cap = 0, n = 0;
+	ssize_t len;
+
+	cr_assert(p);
+	*missed = *garbage = 0;
+	while ((len = getline(&line, &cap, p)) > 0) {
+		char *f1, *f2, *f3, *mark, key[8192];
+
+		if (line[0] == '#' || !(f1 = strchr(line, '|')) ||
+		    !(f2 = strchr(f1 + 1, '|')) || !(f3 = strchr(f2 + 1, '|')))
+			continue;
+		*f2 = *f3 = '\0';
+		if ((mark = strstr(f1 + 1, " (deleted")))
+			*mark = '\0';
+		n++;
+		if (f3[1] == '-') {
+			(*garbage)++;
+			continue;
+		}
+		snprintf(key, sizeof(key), "%s|%s", f1 + 1, f2 + 1);
+		if (!keys_has(&f->keys, key) && !excepted(image, key)) {
+			(*missed)++;
+			cr_log_error("%s: fls finds %s, e2map does not", image,
+				     key);
+		}
+	}
+	free(line);
+	pclose(p);
+	return n;
+}
+
+/* ---- free inodes against ils ---- */
+
+struct inodes {
+	struct e2map_free_inode *v;
+	size_t n, cap;
+};
+
+static int on_free(const struct e2map_free_inode *fi, void *payload)
+{
+	struct inodes *in = payload;
+
+	if (in->n == in->cap) {
+		in->cap = in->cap ? 2 * in->cap : 64;
+		cr_assert((in->v = realloc(in->v, in->cap * sizeof(*in->v))));
+	}
+	in->v[in->n++] = *fi;
+	return 0;
+}
+
+static const struct e2map_free_inode *find_ino(const struct inodes *in,
+					       unsigned long long ino)
+{
+	for (size_t i = 0; i < in->n; i++)
+		if (in->v[i].ino == ino)
+			return &in->v[i];
+	return NULL;
+}
+
+/* ils's "ino|f|uid|gid|mtime|atime|ctime|crtime|mode|nlink|size". */
+static size_t check_ils(const char *image, const char *rec,
+			const struct inodes *in, size_t *wrong)
+{
+	FILE *p = gz_open(rec);
+	char *line = NULL;
+	size_t cap = 0, n = 0;
+
+	cr_assert(p);
+	*wrong = 0;
+	while (getline(&line, &cap, p) > 0) {
+		unsigned long long ino, mt, at, ct, crt, size;
+		unsigned uid, gid, mode, nlink;
+		const struct e2map_free_inode *fi;
+		char alloc;
+
+		if (sscanf(line, "%llu|%c|%u|%u|%llu|%llu|%llu|%llu|%o|%u|%llu",
+			   &ino, &alloc, &uid, &gid, &mt, &at, &ct, &crt,
+			   &mode, &nlink, &size) != 11)
+			continue;
+		n++;
+		fi = find_ino(in, ino);
+		if (fi && fi->inode.uid == uid && fi->inode.gid == gid &&
+		    (unsigned long long)fi->inode.mtime.sec == mt &&
+		    (unsigned long long)fi->inode.atime.sec == at &&
+		    (unsigned long long)fi->inode.ctime.sec == ct &&
+		    (fi->inode.mode & 07777) == mode &&
+		    fi->inode.links == nlink && fi->inode.size == size)
+			continue;
+		(*wrong)++;
+		cr_log_error("%s: ils lists <%llu>, e2map %s", image, ino,
+			     fi ? "with other fields" : "does not");
+	}
+	free(line);
+	pclose(p);
+	return n;
+}
+
+/* IMG (the image NAME) against the recordings DIR/NAME.{fls,ils}.gz. */
+static void check_image(const char *img, const char *name, const char *dir,
+			const char *label)
+{
+	char fls[PATH_MAX], ils[PATH_MAX];
+	size_t nfls, nils, garbage, missed, wrong;
+	struct inodes in = { 0 };
+	struct found f;
+	e2map_t *m;
+
+	snprintf(fls, sizeof(fls), "%s/%s.fls.gz", dir, name);
+	snprintf(ils, sizeof(ils), "%s/%s.ils.gz", dir, name);
+	if (e2map_open(img, "unmountable", &m) < 0)
+		return;		/* e2map refuses it: no walk to make */
+	find_names(m, &f);
+	cr_assert_eq(e2map_free_inodes(m, on_free, &in), 0, "%s", name);
+	if (access(fls, R_OK) == 0) {
+		nfls = check_fls(name, fls, &f, &garbage, &missed);
+		cr_expect_eq(missed, 0, "%s: %zu of fls's %zu names missed",
+			     name, missed, nfls);
+		if (nfls || f.names)
+			cr_log_info("%s %s: e2map %zu names (%zu old copies "
+				    "of live ones), fls %zu (%zu of no type)",
+				    label, name, f.names, f.copies, nfls,
+				    garbage);
+	}
+	if (access(ils, R_OK) == 0) {
+		nils = check_ils(name, ils, &in, &wrong);
+		cr_expect_eq(wrong, 0, "%s: %zu of ils's %zu inodes differ",
+			     name, wrong, nils);
+	}
+	keys_free(&f.keys);
+	free(in.v);
+	e2map_close(m);
+}
+
+/* ---- the generated images' ground truth ---- */
+
+static json_t *removed_names(const char *name)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	json_t *set = json_object();
+	FILE *p;
+
+	snprintf(path, sizeof(path), "%s/%s.past.jsonl.gz", fixture_testdata(),
+		 name);
+	cr_assert((p = gz_open(path)));
+	while (getline(&line, &cap, p) > 0) {
+		json_t *o = json_loads(line, 0, NULL);
+		const char *kind = json_string_value(json_object_get(o, "kind"));
+		char key[1024];
+
+		if (kind && !strcmp(kind, "name")) {
+			const char *dir = json_string_value(
+				json_object_get(o, "dir"));
+			snprintf(key, sizeof(key), "%s/%s|%lld",
+				 dir && strcmp(dir, "/") ? dir : "",
+				 json_string_value(json_object_get(o, "name")),
+				 json_integer_value(json_object_get(o, "ino")));
+			json_object_set_new(set, key, json_true());
+		}
+		json_decref(o);
+	}
+	free(line);
+	pclose(p);
+	cr_assert(json_object_size(set) > 0, "%s: no removed names", name);
+	return set;
+}
+
+static void generated(const char *name)
+{
+	char *img = fixture_image(name);
+	json_t *truth = removed_names(name);
+	size_t unexplained = 0;
+	struct found f;
+	e2map_t *m;
+
+	cr_assert(img, "%s", name);
+	cr_assert_eq(e2map_open(img, NULL, &m), 0, "%s", name);
+	find_names(m, &f);
+	for (size_t i = 0; i < f.keys.n; i++)
+		if (!json_object_get(truth, f.keys.v[i])) {
+			unexplained++;
+			cr_log_error("%s: %s was never removed", name,
+				     f.keys.v[i]);
+		}
+	cr_expect_eq(unexplained, 0, "%s", name);
+	cr_expect(f.keys.n > 0, "%s: no deleted name found", name);
+	e2map_close(m);
+	check_image(img, name, fixture_testdata(), "generated");
+	keys_free(&f.keys);
+	json_decref(truth);
+	fixture_remove(img);
+}
+
+Test(past, generated_1k) { generated("past-1k"); }
+Test(past, generated_csum_4k) { generated("past-csum-4k"); }
+Test(past, generated_ext3_1k) { generated("past-ext3-1k"); }
+Test(past, generated_fc_4k) { generated("past-fc-4k"); }
+Test(past, generated_inline_4k) { generated("past-inline-4k"); }
+
+/* Every corpus image: the walks finish, and match TSK where recorded. */
+Test(past, corpus_against_tsk, .timeout = 300)
+{
+	char **paths, dir[PATH_MAX];
+	int n = fixture_corpus_list(&paths);
+
+	cr_assert(n > 0);
+	snprintf(dir, sizeof(dir), "%s/corpus", fixture_testdata());
+	for (int i = 0; i < n; i++) {
+		const char *base = strrchr(paths[i], '/') + 1;
+		char name[256], *img;
+
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)strcspn(base, "."), base);
+		if (!(img = fixture_decompress(paths[i])))
+			continue;
+		check_image(img, name, dir, "corpus");
+		fixture_remove(img);
+	}
+	fixture_corpus_free(paths, n);
+}
