@@ -161,6 +161,7 @@ struct names_walk {
 	struct e2map_deleted_name d;
 	char *dir_path;
 	e2map_file_t *dir;	/* the directory being read */
+	struct e2map_timespec dir_mtime;
 	e2map_deleted_name_cb cb;
 	void *payload;
 };
@@ -196,6 +197,20 @@ static uint32_t ft_mode(unsigned ft)
 	return ft < 8 ? modes[ft] : 0;
 }
 
+static bool later(const struct e2map_timespec *a,
+		  const struct e2map_timespec *b)
+{
+	return a->sec > b->sec || (a->sec == b->sec && a->nsec > b->nsec);
+}
+
+/*
+ * What the entry's inode is now.  In use, it is another file's where its
+ * type differs, or where it was born after the directory last changed
+ * (so after the name was removed); else, with a live name, the same file
+ * under another name (a rename, a remaining hard link) as far as the
+ * image tells: an inode reused before the directory's last change, with
+ * no creation time to say so, is called linked too.
+ */
 static enum e2map_inode_state state_of(struct names_walk *w, uint64_t ino,
 				       unsigned ft,
 				       const struct e2map_past_inode *in)
@@ -205,6 +220,8 @@ static enum e2map_inode_state state_of(struct names_walk *w, uint64_t ino,
 	if (!ino || !imap_used(&w->im, ino))
 		return E2MAP_INODE_UNALLOCATED;
 	if (want && (in->mode & LINUX_S_IFMT) != want)
+		return E2MAP_INODE_REALLOCATED;
+	if (in->has_crtime && later(&in->crtime, &w->dir_mtime))
 		return E2MAP_INODE_REALLOCATED;
 	if (e2map__paths_next(w->paths, ino - 1) == ino)
 		return E2MAP_INODE_LINKED;
@@ -233,6 +250,7 @@ static int on_slack(const struct e2map__slack *s, void *payload)
 
 static int walk_dir(struct names_walk *w, uint64_t ino)
 {
+	struct e2map_past_inode dirin;
 	e2map_file_t *f;
 	int err;
 
@@ -247,6 +265,9 @@ static int walk_dir(struct names_walk *w, uint64_t ino)
 	if (e2map__iget(w->m, (ext2_ino_t)ino, true, &f) < 0)
 		return 0;	/* the kernel could not read it either */
 	w->dir = f;
+	w->dir_mtime = (struct e2map_timespec){ 0, 0 };
+	if (past_read(w->m, ino, &dirin) == 0)
+		w->dir_mtime = dirin.mtime;
 	err = e2map__dir_slack(f, on_slack, w);
 	e2map__iput(f);
 	return err;

@@ -33,11 +33,19 @@ struct e2map_past_inode {
 	int64_t dtime;		/* i_dtime (an orphan's next on the list) */
 };
 
-/* The inode a deleted name names, now. */
+/*
+ * The inode a deleted name names, now: UNALLOCATED, free in the inode
+ * bitmap (or INO 0); REALLOCATED, in use by another file (of another type
+ * than the entry's, or born after the directory last changed, so after
+ * the name went) or by no live name; LINKED, in use and named by a live
+ * name (a rename, a remaining hard link), as far as the image tells: an
+ * inode reused before the directory's last change, without a creation
+ * time to show it, is called linked too.
+ */
 enum e2map_inode_state {
-	E2MAP_INODE_UNALLOCATED,	/* free in the inode bitmap (or 0) */
-	E2MAP_INODE_LINKED,		/* in use, and a live name names it */
-	E2MAP_INODE_REALLOCATED		/* in use, by a name-less or other file */
+	E2MAP_INODE_UNALLOCATED,
+	E2MAP_INODE_LINKED,
+	E2MAP_INODE_REALLOCATED
 };
 
 /*
