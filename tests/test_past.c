@@ -80,9 +80,36 @@ static void sanitize(char *s)
 
 struct found {
 	struct keys keys;
-	size_t names, copies, bad;
-	json_t *truth;		/* the manifest's removed names, or NULL */
+	size_t names, copies;
+	/* the manifest's removed names and inodes in use, or NULL */
+	json_t *truth, *inuse;
+	size_t wrong_state;
 };
+
+/* The state the manifest gives: free where no file holds the inode at
+ * the end; else linked after a rename, reallocated after an unlink. */
+static void check_state(struct found *f, const char *key,
+			const struct e2map_deleted_name *d)
+{
+	const char *how = json_string_value(json_object_get(f->truth, key));
+	char ino[32];
+	enum e2map_inode_state want;
+
+	snprintf(ino, sizeof(ino), "%llu", (unsigned long long)d->ino);
+	if (!how)
+		return;		/* counted as unexplained */
+	if (!json_object_get(f->inuse, ino))
+		want = E2MAP_INODE_UNALLOCATED;
+	else
+		want = !strcmp(how, "rename") ? E2MAP_INODE_LINKED :
+		       E2MAP_INODE_REALLOCATED;
+	if (d->state == want)
+		return;
+	f->wrong_state++;
+	cr_log_error("%s: %s, the manifest says %s", key,
+		     e2map_inode_state_name(d->state),
+		     e2map_inode_state_name(want));
+}
 
 static int on_name(const struct e2map_deleted_name *d, void *payload)
 {
@@ -101,13 +128,14 @@ static int on_name(const struct e2map_deleted_name *d, void *payload)
 	sanitize(key + dlen);
 	cr_assert((key = realloc(key, strlen(key) + 24)));
 	sprintf(key + strlen(key), "|%llu", (unsigned long long)d->ino);
+	if (f->truth)
+		check_state(f, key, d);
 	keys_add(&f->keys, key);
 	return 0;
 }
 
 static void find_names(e2map_t *m, struct found *f)
 {
-	memset(f, 0, sizeof(*f));
 	cr_assert_eq(e2map_deleted_names(m, NULL, on_name, f), 0, "%s",
 		     e2map_errmsg(m));
 	if (f->keys.n)
@@ -246,7 +274,7 @@ static void check_image(const char *img, const char *name, const char *dir,
 	char fls[PATH_MAX], ils[PATH_MAX];
 	size_t nfls, nils, garbage, missed, wrong;
 	struct inodes in = { 0 };
-	struct found f;
+	struct found f = { 0 };
 	e2map_t *m;
 
 	snprintf(fls, sizeof(fls), "%s/%s.fls.gz", dir, name);
@@ -275,9 +303,76 @@ static void check_image(const char *img, const char *name, const char *dir,
 	e2map_close(m);
 }
 
+/* ---- scan -d --format body against fls -m ---- */
+
+/* LINE without its newline and, where ALL is false, its last field. */
+static char *cut_line(const char *line, bool all)
+{
+	char *s = strndup(line, strcspn(line, "\n")), *bar;
+
+	cr_assert(s);
+	if (!all && (bar = strrchr(s, '|')))
+		bar[1] = '\0';
+	return s;
+}
+
+/*
+ * Each deleted line fls writes, e2map's scan -d --format body writes the
+ * same: name, mark, inode, mode, owner, size, times.  Where fls writes a
+ * creation time of 0 (ext3: TSK reads i_crtime on ext4 only), the
+ * kernel's birth time e2map gives may differ.
+ */
+static void body_as_fls(const char *img, const char *rec)
+{
+	const char *e2map = getenv("E2MAP");
+	struct keys whole = { 0 }, cut = { 0 };
+	char cmd[PATH_MAX * 2], *line = NULL;
+	size_t cap = 0, n = 0, differ = 0;
+	FILE *p;
+
+	if (!e2map)
+		return;		/* the library's checks above still ran */
+	snprintf(cmd, sizeof(cmd), "'%s' scan -d -q --format body '%s'",
+		 e2map, img);
+	cr_assert((p = popen(cmd, "r")));
+	while (getline(&line, &cap, p) > 0) {
+		if (!strstr(line, " (deleted"))
+			continue;
+		keys_add(&whole, cut_line(line, true));
+		keys_add(&cut, cut_line(line, false));
+	}
+	cr_assert_eq(pclose(p), 0, "%s", cmd);
+	qsort(whole.v, whole.n, sizeof(*whole.v), cmp_str);
+	qsort(cut.v, cut.n, sizeof(*cut.v), cmp_str);
+	cr_assert((p = gz_open(rec)));
+	while (getline(&line, &cap, p) > 0) {
+		char *all = cut_line(line, true), *some = cut_line(line, false);
+		bool zero = !strcmp(all + strlen(some), "0");
+
+		/* "-/": no type, an index block's pairs (check_fls) */
+		if (line[0] != '#' && !strstr(line, "|-/") && ++n &&
+		    !keys_has(&whole, all) && !(zero && keys_has(&cut, some))) {
+			differ++;
+			cr_log_error("fls's line %s is not e2map's", all);
+		}
+		free(all);
+		free(some);
+	}
+	pclose(p);
+	free(line);
+	cr_expect_eq(differ, 0, "%s: %zu of fls's %zu lines differ", rec,
+		     differ, n);
+	keys_free(&whole);
+	keys_free(&cut);
+}
+
 /* ---- the generated images' ground truth ---- */
 
-static json_t *removed_names(const char *name)
+/*
+ * The manifest's removed names ("DIR/NAME|INO": how) and the inodes in use
+ * at the end (files not deleted, directories not removed) into INUSE.
+ */
+static json_t *removed_names(const char *name, json_t *inuse)
 {
 	char path[PATH_MAX], *line = NULL;
 	size_t cap = 0;
@@ -299,7 +394,17 @@ static json_t *removed_names(const char *name)
 				 dir && strcmp(dir, "/") ? dir : "",
 				 json_string_value(json_object_get(o, "name")),
 				 json_integer_value(json_object_get(o, "ino")));
-			json_object_set_new(set, key, json_true());
+			json_object_set(set, key, json_object_get(o, "how"));
+		} else if (kind && (!strcmp(kind, "file") ||
+				    !strcmp(kind, "dir"))) {
+			const char *fate = json_string_value(
+				json_object_get(o, "fate"));
+
+			snprintf(key, sizeof(key), "%lld", json_integer_value(
+				json_object_get(o, "ino")));
+			if (fate && strcmp(fate, "deleted") &&
+			    strcmp(fate, "removed"))
+				json_object_set_new(inuse, key, json_true());
 		}
 		json_decref(o);
 	}
@@ -311,15 +416,19 @@ static json_t *removed_names(const char *name)
 
 static void generated(const char *name)
 {
-	char *img = fixture_image(name);
-	json_t *truth = removed_names(name);
+	char *img = fixture_image(name), rec[PATH_MAX];
+	json_t *inuse = json_object(), *truth = removed_names(name, inuse);
+	struct found f = { .truth = truth, .inuse = inuse };
 	size_t unexplained = 0;
-	struct found f;
 	e2map_t *m;
 
 	cr_assert(img, "%s", name);
+	snprintf(rec, sizeof(rec), "%s/%s.fls.gz", fixture_testdata(), name);
+	cr_assert_eq(access(rec, R_OK), 0, "%s: no TSK recording", rec);
 	cr_assert_eq(e2map_open(img, NULL, &m), 0, "%s", name);
 	find_names(m, &f);
+	cr_expect_eq(f.wrong_state, 0, "%s: %zu states differ from the "
+		     "manifest's", name, f.wrong_state);
 	for (size_t i = 0; i < f.keys.n; i++)
 		if (!json_object_get(truth, f.keys.v[i])) {
 			unexplained++;
@@ -330,8 +439,10 @@ static void generated(const char *name)
 	cr_expect(f.keys.n > 0, "%s: no deleted name found", name);
 	e2map_close(m);
 	check_image(img, name, fixture_testdata(), "generated");
+	body_as_fls(img, rec);
 	keys_free(&f.keys);
 	json_decref(truth);
+	json_decref(inuse);
 	fixture_remove(img);
 }
 
@@ -361,4 +472,76 @@ Test(past, corpus_against_tsk, .timeout = 300)
 		fixture_remove(img);
 	}
 	fixture_corpus_free(paths, n);
+}
+
+/* ---- inline and linear slack, made without the kernel ---- */
+
+struct want {
+	const char *path;
+	uint64_t ino, block;	/* block: 0 inline, 1 any block */
+	bool found;
+};
+
+static int on_want(const struct e2map_deleted_name *d, void *payload)
+{
+	struct want *w = payload;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%.*s", d->dir_path ? d->dir_path :
+		 "?", (int)d->name_len, d->name);
+	for (; w->path; w++)
+		if (!strcmp(path, w->path) && d->ino == w->ino &&
+		    (w->block ? d->block != 0 : d->block == 0))
+			w->found = true;
+	return 0;
+}
+
+static uint64_t ino_of(e2map_t *m, const char *path)
+{
+	struct e2map_stat st = E2MAP_STAT_INIT;
+
+	cr_assert_eq(e2map_path_lstat(m, path, &st), 0, "%s", path);
+	return st.ino;
+}
+
+/*
+ * libext2fs's unlink (debugfs) removes an entry as kernels before 5.13
+ * did: merged into the one before, or its inode cleared when it comes
+ * first, the name left.  An inline directory (i_block) and a linear one
+ * of the same image, each with one of each.
+ */
+Test(past, inline_and_linear_slack)
+{
+	char dir[] = "/tmp/e2map-past-XXXXXX", cmd[1024], img[256];
+	struct want want[] = { { "/d/f2", 0, 0, false },
+			       { "/d/f1", 0, 0, false },
+			       { "/big/g05", 0, 1, false },
+			       { NULL, 0, 0, false } };
+	e2map_t *m;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(img, sizeof(img), "%s/i.img", dir);
+	snprintf(cmd, sizeof(cmd), "cd %s && mkdir -p s/d s/big && "
+		 "for i in 1 2 3; do echo x > s/d/f$i; done && "
+		 "for i in $(seq -w 1 40); do echo y > s/big/g$i; done && "
+		 "mkfs.ext4 -q -F -O inline_data,^has_journal -b 4096 -N 128 "
+		 "-d s i.img 2M >/dev/null 2>&1", dir);
+	if (system(cmd) != 0)
+		cr_skip_test("mkfs.ext4 -d with inline_data failed here");
+	cr_assert_eq(e2map_open(img, NULL, &m), 0);
+	want[0].ino = ino_of(m, "/d/f2");
+	want[2].ino = ino_of(m, "/big/g05");
+	e2map_close(m);
+	snprintf(cmd, sizeof(cmd), "cd %s && for p in /d/f2 /big/g05 /d/f1; "
+		 "do debugfs -w -R \"unlink $p\" i.img >/dev/null 2>&1 || "
+		 "exit 1; done", dir);
+	cr_assert_eq(system(cmd), 0, "debugfs unlink failed");
+	cr_assert_eq(e2map_open(img, NULL, &m), 0);
+	cr_assert_eq(e2map_deleted_names(m, NULL, on_want, want), 0);
+	for (struct want *w = want; w->path; w++)
+		cr_expect(w->found, "%s <%llu> not found", w->path,
+			  (unsigned long long)w->ino);
+	e2map_close(m);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
 }
