@@ -300,10 +300,14 @@ static int on_name(const struct e2map_deleted_name *d, void *payload)
 		body_line(run->path, run->path_len, mark, d->ino,
 			  ft_letter(d->file_type), &d->inode);
 		return 0;
-	case SCAN_CSV:
 	case SCAN_TIMESKETCH:
+		if (d->live_copy)
+			return 0;	/* a timeline has the live name */
+		/* fall through */
+	case SCAN_CSV:
 		return csv_line(run, &d->inode, d->ino, run->path,
-				run->path_len, mark);
+				run->path_len, d->live_copy ? " (live copy)" :
+				mark);
 	}
 	return 0;
 }
