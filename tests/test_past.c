@@ -11,6 +11,7 @@
  */
 #include <criterion/criterion.h>
 #include <e2map.h>
+#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -366,6 +367,42 @@ static void body_as_fls(const char *img, const char *rec)
 	keys_free(&cut);
 }
 
+static bool starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* scan -d --format jsonl: a record per name and per free inode, each
+ * name with its state, and the summary's counts. */
+static void jsonl_counts(const char *img, size_t names, size_t inodes)
+{
+	const char *e2map = getenv("E2MAP");
+	char cmd[PATH_MAX * 2], *line = NULL, want[128];
+	size_t cap = 0, n = 0, i = 0, states = 0;
+	bool summary = false;
+	FILE *p;
+
+	if (!e2map)
+		return;
+	snprintf(cmd, sizeof(cmd), "'%s' scan -d -q --format jsonl '%s'",
+		 e2map, img);
+	snprintf(want, sizeof(want), "\"deleted_names\":%zu,\"free_inodes\""
+		 ":%zu,", names, inodes);
+	cr_assert((p = popen(cmd, "r")));
+	while (getline(&line, &cap, p) > 0) {
+		n += starts(line, "{\"deleted\":\"name\",");
+		i += starts(line, "{\"deleted\":\"inode\",");
+		states += strstr(line, "\"inode_state\":\"") != NULL;
+		summary |= strstr(line, want) != NULL;
+	}
+	free(line);
+	cr_assert_eq(pclose(p), 0);
+	cr_expect_eq(n, names, "%zu name records, %zu names", n, names);
+	cr_expect_eq(states, names);
+	cr_expect_eq(i, inodes, "%zu inode records, %zu inodes", i, inodes);
+	cr_expect(summary, "no summary with %s", want);
+}
+
 /* ---- the generated images' ground truth ---- */
 
 /*
@@ -419,7 +456,8 @@ static void generated(const char *name)
 	char *img = fixture_image(name), rec[PATH_MAX];
 	json_t *inuse = json_object(), *truth = removed_names(name, inuse);
 	struct found f = { .truth = truth, .inuse = inuse };
-	size_t unexplained = 0;
+	struct inodes in = { 0 };
+	size_t unexplained = 0, inodes = 0;
 	e2map_t *m;
 
 	cr_assert(img, "%s", name);
@@ -440,6 +478,13 @@ static void generated(const char *name)
 	e2map_close(m);
 	check_image(img, name, fixture_testdata(), "generated");
 	body_as_fls(img, rec);
+	cr_assert_eq(e2map_open(img, NULL, &m), 0, "%s", name);
+	cr_assert_eq(e2map_free_inodes(m, on_free, &in), 0);
+	e2map_close(m);
+	for (size_t k = 0; k < in.n; k++)
+		inodes += in.v[k].kind == E2MAP_FREE_INODE;
+	jsonl_counts(img, f.names, inodes);
+	free(in.v);
 	keys_free(&f.keys);
 	json_decref(truth);
 	json_decref(inuse);
@@ -544,4 +589,45 @@ Test(past, inline_and_linear_slack)
 	e2map_close(m);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
+}
+
+/* The house rule for callbacks (tests/test_api.c): what the callback
+ * stops with comes back unchanged, after one call. */
+static int stop_with, stop_calls;
+
+static int stop_name(const struct e2map_deleted_name *d, void *payload)
+{
+	(void)d, (void)payload;
+	return stop_calls++, stop_with;
+}
+
+static int stop_inode(const struct e2map_free_inode *fi, void *payload)
+{
+	(void)fi, (void)payload;
+	return stop_calls++, stop_with;
+}
+
+Test(past, callbacks_stop_and_hand_back)
+{
+	static const int stops[] = { 7, -ENOENT, E2MAP_EUSER, E2MAP_SKIP };
+	char *img = fixture_image("past-1k");
+	e2map_t *m;
+
+	cr_assert(img);
+	cr_assert_eq(e2map_open(img, NULL, &m), 0);
+	for (size_t s = 0; s < sizeof(stops) / sizeof(*stops); s++) {
+		stop_with = stops[s];
+		stop_calls = 0;
+		cr_expect_eq(e2map_deleted_names(m, NULL, stop_name, NULL),
+			     stops[s]);
+		cr_expect_eq(stop_calls, 1);
+		stop_calls = 0;
+		cr_expect_eq(e2map_free_inodes(m, stop_inode, NULL), stops[s]);
+		cr_expect_eq(stop_calls, 1);
+	}
+	cr_expect_eq(e2map_deleted_names(NULL, NULL, stop_name, NULL),
+		     -EINVAL);
+	cr_expect_eq(e2map_free_inodes(m, NULL, NULL), -EINVAL);
+	e2map_close(m);
+	fixture_remove(img);
 }
