@@ -11,7 +11,8 @@
  *
  * Every candidate is held to more than the kernel's entry check, for
  * slack is anything: aligned, inside the slack, a name without '/' or
- * NUL, a known file type, an inode number the filesystem has.
+ * NUL (ciphertext of an AES block or more in an encrypted directory), a
+ * known file type, an inode number the filesystem has.
  */
 #include "dirent.h"
 
@@ -26,14 +27,21 @@ struct area {
 	uint64_t pblk;		/* 0: the inline area */
 	uint32_t base;		/* B's offset in the inline area */
 	bool filetype;
+	bool crypt;		/* names are ciphertext */
 	e2map__slack_cb cb;
 	void *payload;
 };
 
-static bool name_ok(const unsigned char *s, unsigned len)
+/* A name as the kernel writes one; in an encrypted directory, any bytes
+ * of ciphertext, which is never shorter than an AES block. */
+static bool name_ok(const struct area *a, const unsigned char *s,
+		    unsigned len)
 {
-	return len && !memchr(s, '/', len) && !memchr(s, '\0', len) &&
-	       !e2map__is_dot((const char *)s, len);
+	if (e2map__is_dot((const char *)s, len))
+		return false;
+	if (a->crypt)
+		return len >= 16;
+	return len && !memchr(s, '/', len) && !memchr(s, '\0', len);
 }
 
 /* With the filetype feature, the kernel writes one of the seven types;
@@ -55,7 +63,7 @@ static bool dead_ok(const struct area *a, size_t off, size_t end)
 		return false;
 	if (le32(de) > a->d->f->m->fs->super->s_inodes_count)
 		return false;
-	return type_ok(a, de[7]) && name_ok(de + 8, de[6]);
+	return type_ok(a, de[7]) && name_ok(a, de + 8, de[6]);
 }
 
 static int yield(const struct area *a, size_t off)
@@ -208,7 +216,8 @@ int e2map__dir_slack(e2map_file_t *dir, e2map__slack_cb cb, void *payload)
 	struct dir d = e2map__dir_of(dir);
 	struct area a = { .d = &d, .cb = cb, .payload = payload,
 			  .filetype = ext2fs_has_feature_filetype(
-				  dir->m->fs->super) };
+				  dir->m->fs->super),
+			  .crypt = dir->inode->i_flags & EXT4_ENCRYPT_FL };
 	unsigned char *b;
 	int err;
 
