@@ -57,7 +57,8 @@ typedef int (*e2map__dirent_cb)(uint32_t ino, const struct e2map_name *name,
  * CB for each, a non-zero return stopping and returned.  INO is the
  * entry's (0: cleared), TYPE its file-type byte, PBLK the block (0: the
  * inline area, i_block then system.data) and OFF the entry's offset in
- * it.  A block that cannot be mapped or read is passed over.
+ * it; INO_LOST where the inode field was overwritten (by an index block's
+ * last pair).  A block that cannot be mapped or read is passed over.
  */
 struct e2map__slack {
 	uint32_t ino;
@@ -66,6 +67,7 @@ struct e2map__slack {
 	unsigned type;
 	uint64_t pblk;
 	uint32_t off;
+	bool ino_lost;		/* its inode field overwritten: INO is 0 */
 };
 typedef int (*e2map__slack_cb)(const struct e2map__slack *s, void *payload);
 int e2map__dir_slack(e2map_file_t *dir, e2map__slack_cb cb, void *payload);

@@ -4,10 +4,12 @@
  * slack of a live entry (the space past its own name up to its rec_len,
  * where a later entry merged into it on delete used to be), and first
  * entries of a block whose inode was cleared (ext4_generic_delete_entry
- * with no previous entry keeps the name).  Kernels since 5.13 wipe both
- * on delete, so on their images what is found is mostly older: images
- * made by earlier kernels, and htree splits, which leave the moved
- * entries' old copies past the packed ones.
+ * with no previous entry keeps the name), and past an htree index
+ * block's hash/block pairs, what the block held as a leaf before.
+ * Kernels since 5.13 wipe both on delete, so on their images what is
+ * found is mostly older: images made by earlier kernels, and htree
+ * splits, which leave the moved entries' old copies past the packed ones
+ * (names deleted since the split among them).
  *
  * Every candidate is held to more than the kernel's entry check, for
  * slack is anything: aligned, inside the slack, a name without '/' or
@@ -66,13 +68,20 @@ static bool dead_ok(const struct area *a, size_t off, size_t end)
 	return type_ok(a, de[7]) && name_ok(a, de + 8, de[6]);
 }
 
-static int yield(const struct area *a, size_t off)
+/* The entry at OFF; its inode number is INO (0: overwritten, unknown). */
+static int yield_ino(const struct area *a, size_t off, uint32_t ino)
 {
 	const unsigned char *de = a->b + off;
-	struct e2map__slack s = { le32(de), (const char *)de + 8, de[6],
-				  de[7], a->pblk, a->base + (uint32_t)off };
+	struct e2map__slack s = { ino, (const char *)de + 8, de[6], de[7],
+				  a->pblk, a->base + (uint32_t)off,
+				  ino != le32(de) };
 
 	return a->cb(&s, a->payload);
+}
+
+static int yield(const struct area *a, size_t off)
+{
+	return yield_ino(a, off, le32(a->b + off));
 }
 
 /* [FROM, END): what is left of entries deleted after a live one.  A
@@ -141,6 +150,29 @@ static bool index_block(const struct dir *d, uint32_t lblk,
 }
 
 /*
+ * [FROM, END) after an index block's last pair.  The entry that began
+ * four bytes before FROM lost its inode field to that pair's block
+ * number, but keeps the rest: its name is found, its inode unknown (fls
+ * gives the block number as the inode).
+ */
+static int scan_pairs_end(const struct area *a, size_t from, size_t end)
+{
+	const unsigned char *de = a->b + from - 4;
+	uint32_t need = e2map__dir_rec_len(de[6], a->d->hash_in_dirent);
+	uint32_t rlen = e2map__rec_len(de, a->d->bs);
+	int err;
+
+	if (from >= 12 && from - 4 + need <= end && rlen >= need &&
+	    rlen % 4 == 0 && from - 4 + rlen <= a->size &&
+	    type_ok(a, de[7]) && name_ok(a, de + 8, de[6])) {
+		if ((err = yield_ino(a, from - 4, 0)) != 0)
+			return err;
+		from += need - 4;
+	}
+	return scan_slack(a, from, end);
+}
+
+/*
  * An index block's hash/block pairs end at COUNT; past them, up to
  * LIMIT, lies what the block held before it became an index (the
  * linear entries of a directory just made an htree: old copies, or
@@ -157,7 +189,7 @@ static int scan_index(const struct area *a, bool root)
 	count = le16(b + coff + 2);
 	if (count > limit || coff + limit * 8 > a->size)
 		return 0;
-	return scan_slack(a, coff + count * 8, coff + limit * 8);
+	return scan_pairs_end(a, coff + count * 8, coff + limit * 8);
 }
 
 static int scan_blocks(struct area *a, unsigned char *b)

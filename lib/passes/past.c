@@ -183,7 +183,8 @@ static bool live_copy(e2map_file_t *dir, const struct e2map__slack *s)
 	struct e2map_name n = { .s = s->name, .len = s->len };
 	uint32_t ino;
 
-	return e2map__find_entry(dir, &n, &ino) == 0 && ino == s->ino;
+	return e2map__find_entry(dir, &n, &ino) == 0 &&
+	       (ino == s->ino || s->ino_lost);
 }
 
 /* The entry's type byte as a mode's type: where it differs from the
@@ -243,7 +244,7 @@ static int on_slack(const struct e2map__slack *s, void *payload)
 	if (s->ino && past_read(w->m, s->ino, &d->inode) < 0)
 		memset(&d->inode, 0, sizeof(d->inode));
 	d->state = state_of(w, s->ino, s->type, &d->inode);
-	d->live_copy = d->state == E2MAP_INODE_LINKED &&
+	d->live_copy = (d->state == E2MAP_INODE_LINKED || s->ino_lost) &&
 		       live_copy(w->dir, s);
 	return w->cb(d, w->payload);
 }

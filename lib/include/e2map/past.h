@@ -52,14 +52,17 @@ enum e2map_inode_state {
  * A deleted name: DIR the directory inode that holds it, DIR_PATH its
  * first path in the path table (NULL: no live name reaches it), NAME
  * the entry's bytes (NAME_LEN, not NUL-terminated; borrowed for the
- * call), INO the inode the entry names (0: the kernel cleared it),
+ * call), INO the inode the entry names (0: the kernel cleared it, or an
+ * htree index's last hash/block pair overwrote it),
  * FILE_TYPE the entry's type byte (EXT4_FT_*: 1 regular ... 7 symlink;
  * 0 on a filesystem without the filetype feature), BLOCK and OFFSET
  * where it lies (BLOCK 0: in the inode of an inline directory, OFFSET
  * into i_block then system.data), STATE and INODE its inode now (INODE
  * all zero for INO 0).  LIVE_COPY is 1 where the directory's live
- * entries hold the same name for the same inode (an htree split leaves
- * the moved entries' old copies behind: not a deletion; fls hides them).
+ * entries hold the same name for the same inode, or, where INO was
+ * overwritten, the same name (an htree split, or a directory's becoming
+ * an htree, leaves the moved entries' old copies behind: not a
+ * deletion; fls hides them).
  */
 struct e2map_deleted_name {
 	uint64_t dir;
