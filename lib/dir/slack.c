@@ -158,13 +158,16 @@ static bool index_block(const struct dir *d, uint32_t lblk,
 static int scan_pairs_end(const struct area *a, size_t from, size_t end)
 {
 	const unsigned char *de = a->b + from - 4;
-	uint32_t need = e2map__dir_rec_len(de[6], a->d->hash_in_dirent);
-	uint32_t rlen = e2map__rec_len(de, a->d->bs);
+	uint32_t need, rlen;
 	int err;
 
-	if (from >= 12 && from - 4 + need <= end && rlen >= need &&
-	    rlen % 4 == 0 && from - 4 + rlen <= a->size &&
-	    type_ok(a, de[7]) && name_ok(a, de + 8, de[6])) {
+	if (from < 12 || from + 4 > end)
+		return scan_slack(a, from, end);
+	need = e2map__dir_rec_len(de[6], a->d->hash_in_dirent);
+	rlen = e2map__rec_len(de, a->d->bs);
+	if (from - 4 + need <= end && rlen >= need && rlen % 4 == 0 &&
+	    from - 4 + rlen <= a->size && type_ok(a, de[7]) &&
+	    name_ok(a, de + 8, de[6])) {
 		if ((err = yield_ino(a, from - 4, 0)) != 0)
 			return err;
 		from += need - 4;
