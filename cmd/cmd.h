@@ -415,4 +415,23 @@ void scan_print_head(enum scan_format fmt);
 int scan_print_item(enum scan_format fmt, e2map_t *m,
 		    const struct scan_item *it);
 
+/* scan_out.c, for scan_past.c: TSK's mode string ("r/rrw-r--r--", the
+ * type letter from MODE) and a body name, sanitized as TSK does. */
+void scan_body_mode(uint32_t mode, char out[13]);
+void scan_body_name(const char *s, size_t len);
+
+/*
+ * scan_past.c: scan -d's records of the past in FMT, after the live
+ * ones: the deleted names (e2map_deleted_names, names from PATHS), then
+ * the free inodes and orphans; UNDER (a directory's first path; NULL:
+ * the whole image) keeps the names in it and below, and no inodes.
+ * COUNT is what was printed.  0, or the library's -errno, or -EIO.
+ */
+struct scan_past_count {
+	uint64_t names, inodes, orphans;
+};
+int scan_past_print(enum scan_format fmt, e2map_t *m,
+		    const e2map_paths_t *paths, const char *under,
+		    struct scan_past_count *count);
+
 #endif /* E2MAP_CMD_H */

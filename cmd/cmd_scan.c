@@ -21,6 +21,7 @@ static const char *const formats[] = { "table", "jsonl", "csv", "body",
 struct scan_opts {
 	int top;
 	int threads;		/* -j N; 0: one per online CPU */
+	bool deleted;		/* -d: the past's records too */
 	struct frag *slots;	/* --top's, made before the image is opened */
 };
 
@@ -70,6 +71,7 @@ struct scan_run {
 	int ntop;
 	int out_err;
 	struct cmd_progress progress;
+	struct scan_past_count past;
 };
 
 /* LEN + 1 bytes more in the pool: the offset where they go, or -1. */
@@ -341,6 +343,10 @@ static const struct cmd_option scan_options[] = {
 	  .parse = cmd_parse_count, .what = "thread count",
 	  .help = "make the records on N threads (default: one per CPU); "
 		  "the output is the same" },
+	{ .short_name = 'd', .long_name = "deleted", .action = CMD_OPT_TRUE,
+	  .field = FIELD(deleted), .help = "after the live records, the "
+	  "deleted names left in directories\n(with their inode's state now), "
+	  "the free inodes that hold\nmetadata, and orphans" },
 	{ .short_name = 'q', .long_name = "quiet", .action = CMD_OPT_TRUE,
 	  CMD_COMMON(quiet), .help = "no progress line; csv and body: no "
 	  "summary on stderr" },
@@ -365,11 +371,16 @@ const struct cmd_spec scan_spec = {
 "kernel's warm FIEMAP merges them, and the kernel's error where it is\n"
 "damaged; then a summary: the regular files' apparent, written and\n"
 "allocated bytes, what a sparse-aware backup copies against a naive one,\n"
-"and the most fragmented files.  Exit 1 when any inode failed.\n"
+"and the most fragmented files.  With -d, then every name deleted from a\n"
+"directory that its slack still holds (as fls -d finds them, and in htree\n"
+"and inline directories too), with its inode's state (unallocated,\n"
+"linked, reallocated), and every inode the bitmap calls free that still\n"
+"holds metadata (as ils), and orphans.  Exit 1 when any inode failed.\n"
 "\n"
 "Examples:\n"
 "  e2map scan evidence.img /home\n"
 "  e2map scan --format body evidence.img > body && mactime -b body -z UTC\n"
+"  e2map scan -d --format body evidence.img | mactime -b - -z UTC\n"
 "  e2map scan --format jsonl -q evidence.img | jq -c 'select(.error)'\n",
 	.opts_size = sizeof(struct scan_opts),
 	.defaults = &(const struct scan_opts){ .top = 10 },
@@ -430,6 +441,10 @@ static void print_summary(FILE *out, const struct scan_run *run)
 	fprintf(out, "%s%" PRIu64 " inodes, %" PRIu64 " errors, %" PRIu64
 		" regular files\n", out == stdout ? "\n" : "", t->inodes,
 		t->errors, t->files);
+	if (run->o->deleted)
+		fprintf(out, "%" PRIu64 " deleted names, %" PRIu64 " free inodes"
+			" with metadata, %" PRIu64 " orphans\n", run->past.names,
+			run->past.inodes, run->past.orphans);
 	print_bytes(out, "apparent size (named regular files)", t->apparent);
 	print_bytes(out, "written", t->written);
 	print_bytes(out, "unwritten (preallocated)", t->unwritten);
@@ -458,6 +473,11 @@ static json_t *json_summary(const struct scan_run *run)
 	cmd_json_set(s, "inodes", cmd_json_u64(t->inodes));
 	cmd_json_set(s, "errors", cmd_json_u64(t->errors));
 	cmd_json_set(s, "regular_files", cmd_json_u64(t->files));
+	if (run->o->deleted) {
+		cmd_json_set(s, "deleted_names", cmd_json_u64(run->past.names));
+		cmd_json_set(s, "free_inodes", cmd_json_u64(run->past.inodes));
+		cmd_json_set(s, "orphans", cmd_json_u64(run->past.orphans));
+	}
 	cmd_json_set(s, "apparent_bytes", cmd_json_u64(t->apparent));
 	cmd_json_set(s, "written_bytes", cmd_json_u64(t->written));
 	cmd_json_set(s, "unwritten_bytes", cmd_json_u64(t->unwritten));
@@ -507,6 +527,10 @@ static int scan_image(struct scan_run *run)
 	err = e2map_scan_records_named(run->m, (unsigned)run->o->threads,
 				       &run->paths, on_record, run);
 	cmd_progress_end(&run->progress);
+	if (!err && !run->out_err && run->o->deleted)
+		err = scan_past_print(run->fmt, run->m, run->paths,
+				      run->under_ino ? (run->under ? run->under
+				      : "") : NULL, &run->past);
 	if (err < 0 || run->out_err)
 		return cmd_fail("scan", err < 0 ? err : run->out_err,
 				err < 0 ? e2map_errmsg(run->m) : NULL);

@@ -257,7 +257,7 @@ static void csv_item(const struct scan_item *it)
 /* TSK's "r/rrw-r--r--": the name's type, /, the inode's type and ls's
  * permissions (s S t T for the set-id and sticky bits); a socket is
  * "s/h" as fls writes it. */
-static void body_mode(uint32_t mode, char out[13])
+void scan_body_mode(uint32_t mode, char out[13])
 {
 	static const char rwx[] = "rwxrwxrwx";
 	char t;
@@ -291,7 +291,7 @@ static void body_mode(uint32_t mode, char out[13])
 
 /* As TSK's tsk_print_sanitized, control bytes (and DEL) as ^, and the
  * field separator | too, so that a name cannot split its line. */
-static void body_name(const char *s, size_t len)
+void scan_body_name(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -309,12 +309,12 @@ static void body_line(const struct scan_item *it, const char *name,
 	char mode[13], num[32];
 
 	fputs("0|", stdout);
-	body_name(name, len);
+	scan_body_name(name, len);
 	if (target) {
 		fputs(" -> ", stdout);
-		body_name(target, tlen);
+		scan_body_name(target, tlen);
 	}
-	body_mode(st->mode, mode);
+	scan_body_mode(st->mode, mode);
 	printf("|%" PRIu64 "|%s|%" PRIu32 "|%" PRIu32 "|%" PRIu64 "|", r->ino,
 	       mode, st->uid, st->gid, st->size);
 	if (!full) {

@@ -629,6 +629,14 @@ Test(cli, scan_usage_errors)
 	cr_assert_eq(r.status, 2);
 	cr_assert(strstr(r.err, "e2map: scan: invalid --format 'xml': not one "
 			 "of table, jsonl, csv, body"), "%s", r.err);
+	run(&r, (const char *[]){ "scan", "-d", "--deleted=x", "x.img",
+				  NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "usage: e2map scan "), "%s", r.err);
+	run(&r, (const char *[]){ "scan", "-d", "/nonexistent.img", NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, "e2map: scan: /nonexistent.img: "), "%s",
+		  r.err);
 	run(&r, (const char *[]){ "scan", "--top", "x", "x.img", NULL });
 	cr_assert_eq(r.status, 2);
 	cr_assert_str_eq(r.err, "e2map: scan: invalid count 'x'\n");

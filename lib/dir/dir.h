@@ -50,6 +50,28 @@ int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
 typedef int (*e2map__dirent_cb)(uint32_t ino, const struct e2map_name *name,
 				void *payload);
 
+/*
+ * slack.c: the names directory DIR still holds where no live entry is
+ * (in a live entry's rec_len slack, or a block's first entry with its
+ * inode cleared), in linear, htree (every leaf) and inline directories:
+ * CB for each, a non-zero return stopping and returned.  INO is the
+ * entry's (0: cleared), TYPE its file-type byte, PBLK the block (0: the
+ * inline area, i_block then system.data) and OFF the entry's offset in
+ * it; INO_LOST where the inode field was overwritten (by an index block's
+ * last pair).  A block that cannot be mapped or read is passed over.
+ */
+struct e2map__slack {
+	uint32_t ino;
+	const char *name;
+	unsigned len;
+	unsigned type;
+	uint64_t pblk;
+	uint32_t off;
+	bool ino_lost;		/* its inode field overwritten: INO is 0 */
+};
+typedef int (*e2map__slack_cb)(const struct e2map__slack *s, void *payload);
+int e2map__dir_slack(e2map_file_t *dir, e2map__slack_cb cb, void *payload);
+
 /* readdir.c: getdents(2)'s listing (e2map_file_readdir's contract, the file
  * layer's) */
 int e2map__readdir(e2map_file_t *f, e2map_dirent_cb cb, void *payload);

@@ -6,7 +6,7 @@
  *
  * The parts, each a header of its own: common (version, names, errors,
  * callbacks, threads, memory, the stat record), image, file, xattr, walk,
- * inventory, disk.
+ * inventory, disk, past.
  */
 #ifndef E2MAP_H
 #define E2MAP_H
@@ -18,6 +18,7 @@
 #include <e2map/walk.h>
 #include <e2map/inventory.h>
 #include <e2map/disk.h>
+#include <e2map/past.h>
 #include <e2map/history.h>
 
 #endif /* E2MAP_H */

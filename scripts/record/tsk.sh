@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Record what The Sleuth Kit finds of the past in one image, for
+# tests/test_past.c to hold `e2map scan -d` to (a superset of fls's deleted
+# names, the same free inodes as ils):
+#
+#   OUTDIR/NAME.fls.gz  "# fls VERSION image SHA256", then the deleted
+#                       lines of `fls -r -d -m /` (body format; the
+#                       $OrphanFiles lines left out: ils has them)
+#   OUTDIR/NAME.ils.gz  "# ils VERSION image SHA256", then `ils`'s listing
+#                       (removed inodes: unallocated with a ctime) without
+#                       its host and start-time lines
+#
+# Where TSK fails (exit status not 0, or TIMEOUT seconds passed), the file
+# holds "# failed: STATUS: first line of stderr" after the first line.
+#
+#   scripts/record/tsk.sh IMAGE.img[.gz|.bz2] OUTDIR
+#   for f in testdata/*.img.gz; do scripts/record/tsk.sh $f testdata; done
+#   for f in testdata/corpus/e2fsprogs/*.img.gz; do
+#           scripts/record/tsk.sh $f testdata/corpus; done
+#
+# Needs sleuthkit (fls, ils); no root: TSK reads the image file.
+set -euo pipefail
+export LC_ALL=C TZ=UTC
+
+[ $# = 2 ] || { echo "usage: $0 IMAGE.img[.gz|.bz2] OUTDIR" >&2; exit 2; }
+command -v fls >/dev/null ||
+	{ echo "record-tsk: needs The Sleuth Kit (apt-get install sleuthkit)" >&2
+	  exit 2; }
+src=$1
+mkdir -p "$2"
+out=$(cd "$2" && pwd)
+name=$(basename "$src")
+name=${name%.gz}
+name=${name%.bz2}
+name=${name%.img}
+tmp=$(mktemp -d /tmp/record-tsk.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+img=$tmp/$name.img
+case "$src" in
+*.gz) gzip -dc "$src" >"$img" ;;
+*.bz2) bzip2 -dc "$src" >"$img" ;;
+*) cp "$src" "$img" ;;
+esac
+sum=$(sha256sum "$img" | cut -d' ' -f1)
+version=$(fls -V | awk '{print $NF}')
+timeout=${TIMEOUT:-600}
+
+# record TOOL FILTER ARGS...: TOOL's output through FILTER into NAME.TOOL.gz
+record() {
+	local tool=$1 filter=$2 status=0
+	shift 2
+	timeout "$timeout" "$tool" "$@" "$img" >"$tmp/o" 2>"$tmp/e" ||
+		status=$?
+	{
+		printf '# %s %s image %s\n' "$tool" "$version" "$sum"
+		if [ "$status" != 0 ]; then
+			printf '# failed: %s: %s\n' "$status" \
+				"$(head -n 1 "$tmp/e" | tr -d '\r')"
+		else
+			$filter <"$tmp/o"
+		fi
+	} | gzip -9n >"$out/$name.$tool.gz"
+	echo "$name.$tool: status $status, $(zcat "$out/$name.$tool.gz" |
+		grep -vc '^#' || true) lines"
+}
+
+fls_deleted() { grep -a ' (deleted' | grep -av '^0|/\$OrphanFiles/' || true; }
+ils_listing() { grep -av '^class|host\|^ils|' || true; }
+
+record fls fls_deleted -r -d -m /
+record ils ils_listing
