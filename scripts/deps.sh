@@ -12,6 +12,8 @@ else
 pkgs="build-essential pkg-config libext2fs-dev comerr-dev libblkid-dev"
 pkgs="$pkgs libewf-dev libvmdk-dev libbfio-dev libvhdi-dev libqcow-dev"
 pkgs="$pkgs libjansson-dev libarchive-dev libfuse3-dev"
+# OpenSSL's libcrypto: scan --hash's MD5, SHA-1 and SHA-256.
+pkgs="$pkgs libssl-dev"
 # The Python binding (python/): cffi's API mode compiles against Python.h.
 pkgs="$pkgs python3 python3-dev python3-cffi"
 if [ "${1:-}" != build ]; then
@@ -22,6 +24,8 @@ pkgs="$pkgs fdisk gdisk ewf-tools qemu-utils xz-utils"
 # The Sleuth Kit's mactime: tests/test_scan.c holds scan's body file's
 # timeline to the mount's.
 pkgs="$pkgs sleuthkit"
+# hashdeep: scripts/record/hashes.sh records the mount's digests.
+pkgs="$pkgs hashdeep"
 # bsdtar (libarchive-tools) and Python's tarfile read e2map tar's archives
 # back in tests/test_extract.c; fuse3 brings fusermount3 for e2map mount.
 pkgs="$pkgs libarchive-tools python3 fuse3"
