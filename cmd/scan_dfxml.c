@@ -116,7 +116,7 @@ static void hash_file(e2map_t *m, e2map_file_t *f, uint64_t size,
 	if (x->hash_max && size > x->hash_max) {
 		x->hash_err = -EFBIG;
 		snprintf(x->hash_why, sizeof(x->hash_why),
-			 "larger than --hash-max: not read");
+			 "larger than the hash-max limit, not read");
 		return;
 	}
 	x->hash_err = e2map_file_digest(f, x->algs, &x->d);
@@ -144,6 +144,8 @@ int scan_extra_fill(e2map_t *m, const struct e2map_record *r, bool named,
 	    !(r->flags & E2MAP_REC_STAT))
 		return 0;
 	if ((err = e2map_file_open_ino(m, r->ino, &f)) < 0) {
+		if (!hash)
+			return err == -ENOMEM ? err : 0;
 		x->hash_err = err;
 		snprintf(x->hash_why, sizeof(x->hash_why), "%s",
 			 e2map_errmsg(m));
