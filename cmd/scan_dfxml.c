@@ -130,8 +130,8 @@ int scan_extra_fill(e2map_t *m, const struct e2map_record *r, bool named,
 		    struct scan_extra *x)
 {
 	bool reg = S_ISREG(r->st.mode), hash = x->algs && reg;
-	bool runs = x->want_runs && (r->flags & E2MAP_REC_MAPPED) &&
-		    !r->err;
+	/* A damaged map lists what lies before the damage, as FIEMAP does. */
+	bool runs = x->want_runs && (r->flags & E2MAP_REC_MAPPED);
 	e2map_file_t *f;
 	int err;
 
