@@ -4,7 +4,8 @@
 
   dfxml-check.py mount E2MAP.xml MOUNTDIR [DISK_OFFSET]
       every fileobject against the live read-only mount: lstat's inode,
-      size, mode, nlink, uid, gid and times, and, for regular files and
+      size, mode, nlink, uid, gid and times, a regular file's digests
+      against its bytes read there, and, for regular files and
       directories, the byte runs against FS_IOC_FIEMAP's extents
   dfxml-check.py fiwalk E2MAP.xml FIWALK.xml[.gz]
       every name both list: inode, size, mode, owner, times, byte runs
@@ -20,6 +21,7 @@ standard library only: the functions are the pytest suite's too
 import datetime
 import fcntl
 import gzip
+import hashlib
 import os
 import stat
 import struct
@@ -151,6 +153,25 @@ def check_runs(name, obj, want, off, out):
                    % (name, data_runs(got)[:4], data_runs(want)[:4]))
 
 
+def check_hashes(name, obj, path, out):
+    """OBJ's digests against PATH's bytes as read(2) gives them."""
+    if not obj["hashes"]:
+        return
+    hs = {t: hashlib.new(t) for t in obj["hashes"]}
+    try:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                for h in hs.values():
+                    h.update(block)
+    except OSError as e:
+        out.append("%s: digests, but the mount's read fails: %s" % (name, e))
+        return
+    for t, h in hs.items():
+        if h.hexdigest() != obj["hashes"][t]:
+            out.append("%s: %s %s, mount %s" % (name, t, obj["hashes"][t],
+                                                h.hexdigest()))
+
+
 def check_mount(e2, off, mnt):
     out = []
     for name, obj in sorted(e2.items()):
@@ -170,6 +191,8 @@ def check_mount(e2, off, mnt):
                      ("atime", st.st_atime)):
             if k in obj and obj[k] != iso(v):
                 out.append("%s: %s %s, mount %s" % (name, k, obj[k], iso(v)))
+        if stat.S_ISREG(st.st_mode):
+            check_hashes(name, obj, path, out)
         if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
             continue
         try:
