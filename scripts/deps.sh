@@ -24,8 +24,6 @@ pkgs="$pkgs fdisk gdisk ewf-tools qemu-utils xz-utils"
 # The Sleuth Kit's mactime: tests/test_scan.c holds scan's body file's
 # timeline to the mount's.
 pkgs="$pkgs sleuthkit"
-# hashdeep: scripts/record/hashes.sh records the mount's digests.
-pkgs="$pkgs hashdeep"
 # bsdtar (libarchive-tools) and Python's tarfile read e2map tar's archives
 # back in tests/test_extract.c; fuse3 brings fusermount3 for e2map mount.
 pkgs="$pkgs libarchive-tools python3 fuse3"
