@@ -400,17 +400,53 @@ int cmd_json_stream_end(json_t *tail);
  * error; M answers readlink for body's "NAME -> TARGET".
  */
 enum scan_format { SCAN_TABLE, SCAN_JSONL, SCAN_CSV, SCAN_BODY,
-		   SCAN_TIMESKETCH };
+		   SCAN_TIMESKETCH, SCAN_DFXML };
+/*
+ * scan_dfxml.c: what a record does not hold, from one open of its inode
+ * (the library's calls): --hash's digests of a regular file (ALGS asked;
+ * HASHED, or HASH_ERR the open's or read's errno and HASH_WHY its
+ * reason) and, for DFXML, the mapping runs of a regular file or
+ * directory (RUNS, clipped to i_size, contiguous ones joined; MAP_ERR
+ * where the walk failed after them).
+ */
+struct scan_extra {
+	unsigned algs;
+	uint64_t hash_max;	/* --hash-max: larger files -EFBIG; 0: none */
+	bool want_runs;
+	bool hashed;
+	int hash_err;
+	char hash_why[256];
+	struct e2map_digest d;
+	struct e2map_run *runs;
+	size_t nruns, cap;
+	int map_err;
+	uint32_t bsize;
+	uint64_t disk_off;
+};
 struct scan_item {
 	const struct e2map_record *r;
 	const char *const *path;
 	const size_t *len;
 	size_t n;
 	const char *detail;
+	const struct scan_extra *x;	/* NULL: no --hash, not DFXML */
 };
+/* 0, or -ENOMEM; X's per-record fields for R (through M), for an inode
+ * with a name (NAMED): what a tool on the mount reaches. */
+int scan_extra_fill(e2map_t *m, const struct e2map_record *r, bool named,
+		    struct scan_extra *x);
+void scan_extra_free(struct scan_extra *x);
+/* "md5,sha1" into *(unsigned *)FIELD: E2MAP_DIGEST_* bits; -EINVAL. */
+int scan_parse_digests(const char *arg, void *field);
+/* BYTES (e2map_parse_bytes's syntax) into *(uint64_t *)FIELD; -EINVAL. */
+int scan_parse_size(const char *arg, void *field);
+/* DFXML's document head (IMAGE as given) and end; items go between. */
+void scan_dfxml_head(e2map_t *m, const char *image);
+void scan_dfxml_tail(void);
+int scan_dfxml_item(const struct scan_item *it);
 /* "regular", "directory", "symlink", "fifo", "socket", "chardev"... */
 const char *scan_type_name(uint32_t mode);
-void scan_print_head(enum scan_format fmt);
+void scan_print_head(enum scan_format fmt, unsigned algs);
 /* 0, or -ENOMEM / -EIO (jsonl). */
 int scan_print_item(enum scan_format fmt, e2map_t *m,
 		    const struct scan_item *it);

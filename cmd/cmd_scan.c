@@ -16,12 +16,14 @@
 #include <sys/stat.h>
 
 static const char *const formats[] = { "table", "jsonl", "csv", "body",
-				       "timesketch", NULL };
+				       "timesketch", "dfxml", NULL };
 
 struct scan_opts {
 	int top;
 	int threads;		/* -j N; 0: one per online CPU */
 	bool deleted;		/* -d: the past's records too */
+	unsigned hash;		/* --hash: E2MAP_DIGEST_* bits */
+	uint64_t hash_max;	/* --hash-max BYTES; 0: no limit */
 	struct frag *slots;	/* --top's, made before the image is opened */
 };
 
@@ -59,6 +61,7 @@ struct scan_run {
 	const struct scan_opts *o;
 	enum scan_format fmt;
 	bool quiet;
+	const char *image;
 	e2map_t *m;
 	e2map_paths_t *paths;
 	uint64_t under_ino;	/* PATH's inode, 0: the whole image */
@@ -72,6 +75,7 @@ struct scan_run {
 	int out_err;
 	struct cmd_progress progress;
 	struct scan_past_count past;
+	struct scan_extra x;	/* --hash, dfxml: used when x.algs or runs */
 };
 
 /* LEN + 1 bytes more in the pool: the offset where they go, or -1. */
@@ -278,9 +282,14 @@ static int print_strays(struct scan_run *run, uint64_t ino)
 		r.st.version = E2MAP_STAT_VERSION;
 		run->t.errors++;	/* a name, not an inode */
 		err = print_item(run, &(struct scan_item){ &r, &path, &s->len,
-				 1, nm->pool + s->why });
+				 1, nm->pool + s->why, NULL });
 	}
 	return err;
+}
+
+static bool use_extra(const struct scan_run *run)
+{
+	return run->x.algs || run->x.want_runs;
 }
 
 static int on_record(const struct e2map_record *r, const char *why,
@@ -302,8 +311,13 @@ static int on_record(const struct e2map_record *r, const char *why,
 		add_totals(&run->t, r, run->names.n);
 		if ((err = keep_top(run, r)) < 0)
 			return err;
+		if (use_extra(run) &&
+		    (err = scan_extra_fill(run->m, r, run->names.n > 0,
+					       &run->x)) < 0)
+			return err;
 		it = (struct scan_item){ r, run->names.path, run->names.len,
-					 run->names.n, detail };
+					 run->names.n, detail,
+					 use_extra(run) ? &run->x : NULL };
 		if ((err = print_item(run, &it)) < 0)
 			return err;
 	}
@@ -333,8 +347,18 @@ static void free_slots(void *opts)
 
 static const struct cmd_option scan_options[] = {
 	CMD_OPT_FORMAT(formats, "table (default), jsonl, csv, body "
-		       "(The Sleuth Kit's, for mactime -b), or timesketch "
-		       "(JSONL events for Timesketch)"),
+		       "(The Sleuth Kit's, for mactime -b), timesketch "
+		       "(JSONL events for Timesketch), or dfxml (fiwalk's "
+		       "DFXML, byte runs in the disk)"),
+	{ .long_name = "hash", .arg = "ALGS", .action = CMD_OPT_PARSE,
+	  .parse = scan_parse_digests, .what = "digest list",
+	  .field = FIELD(hash),
+	  .help = "each regular file's digests over its bytes as read(2) "
+		  "gives them: md5, sha1, sha256, comma-separated" },
+	{ .long_name = "hash-max", .arg = "BYTES", .action = CMD_OPT_PARSE,
+	  .parse = scan_parse_size, .what = "size", .field = FIELD(hash_max),
+	  .help = "--hash: leave files larger than BYTES unread (a hash "
+		  "error, EFBIG; default: no limit)" },
 	{ .long_name = "top", .arg = "N", .action = CMD_OPT_PARSE,
 	  .parse = cmd_parse_count, .what = "count", .field = FIELD(top),
 	  .help = "the summary's N most fragmented files (10; 0: none)" },
@@ -504,12 +528,14 @@ static json_t *json_summary(const struct scan_run *run)
 }
 
 /* The summary where the format leaves room for it: stdout for table and
- * jsonl (its last line), stderr for csv, body and timesketch, which must
- * stay pure. */
+ * jsonl (its last line), stderr for csv, body, timesketch and dfxml,
+ * which must stay pure. */
 static int finish(struct scan_run *run)
 {
 	if (run->fmt == SCAN_JSONL)
 		return cmd_json_print(json_summary(run));
+	if (run->fmt == SCAN_DFXML)
+		scan_dfxml_tail();
 	if (run->fmt == SCAN_TABLE)
 		print_summary(stdout, run);
 	else if (!run->quiet)
@@ -523,7 +549,9 @@ static int scan_image(struct scan_run *run)
 
 	cmd_progress_inodes(&run->progress, run->m, "scan", "inodes",
 			    NULL, run->quiet, true);
-	scan_print_head(run->fmt);
+	scan_print_head(run->fmt, run->x.algs);
+	if (run->fmt == SCAN_DFXML)
+		scan_dfxml_head(run->m, run->image);
 	err = e2map_scan_records_named(run->m, (unsigned)run->o->threads,
 				       &run->paths, on_record, run);
 	cmd_progress_end(&run->progress);
@@ -551,6 +579,7 @@ static void run_free(struct scan_run *run)
 	free(run->names.len);
 	free(run->names.stray);
 	e2map_paths_free(run->paths);
+	scan_extra_free(&run->x);
 }
 
 int cmd_scan(struct cmd_ctx *ctx)
@@ -558,11 +587,17 @@ int cmd_scan(struct cmd_ctx *ctx)
 	struct scan_opts *o = ctx->opts;
 	struct scan_run run = { .o = o, .m = ctx->m, .top = o->slots,
 				.fmt = (enum scan_format)ctx->co.format,
-				.quiet = ctx->co.quiet };
+				.quiet = ctx->co.quiet, .image = ctx->image };
 	struct cmd_operands *ops = &ctx->ops;
+	struct e2map_statfs sfs = E2MAP_STATFS_INIT;
 	int status, err;
 
 	o->slots = NULL;	/* run_free frees them now */
+	run.x.algs = o->hash;
+	run.x.hash_max = o->hash_max;
+	run.x.want_runs = run.fmt == SCAN_DFXML;
+	run.x.bsize = e2map_statfs(run.m, &sfs) == 0 ? sfs.bsize : 4096;
+	run.x.disk_off = e2map_disk_offset(run.m);
 	/* PATH's names are needed first; else the library builds the table
 	 * at the first record, while the workers go on making records. */
 	if (ops->n > 1 && (err = e2map_paths_build(run.m, &run.paths)) < 0)

@@ -60,6 +60,22 @@ static void put_c_escaped(const char *s, size_t len)
 	fwrite(s + from, 1, len - from, stdout);
 }
 
+/* --hash: a line per digest (or the read's error) under the record. */
+static void table_digests(const struct scan_extra *x)
+{
+	char hex[65];
+
+	if (!x)
+		return;
+	for (unsigned bit = 1; bit <= E2MAP_DIGEST_SHA256; bit <<= 1)
+		if (x->hashed && e2map_digest_hex(&x->d, bit, hex) > 0)
+			printf("%*s%-6s %s\n", (int)sizeof(TABLE_HEAD) - 5, "",
+			       e2map_digest_name(bit), hex);
+	if (x->hash_err)
+		printf("%*sread error: %s\n", (int)sizeof(TABLE_HEAD) - 5, "",
+		       e2map_strerror(x->hash_err));
+}
+
 static void table_item(const struct scan_item *it)
 {
 	const struct e2map_record *r = it->r;
@@ -84,6 +100,7 @@ static void table_item(const struct scan_item *it)
 			printf(" (%s)", cmd_esc(it->detail));
 	}
 	putchar('\n');
+	table_digests(it->x);
 	/* Further names of the inode, under the first. */
 	for (i = 1; i < it->n; i++) {
 		printf("%*s", (int)sizeof(TABLE_HEAD) - 5, "");
@@ -146,6 +163,22 @@ static void jl_map(struct cmd_jline *l, const struct e2map_record *r)
 		     "false");
 }
 
+/* --hash: "md5":"hex"..., or "hash_error" where the read failed; only
+ * for what was hashed (regular files). */
+static void jl_digests(struct cmd_jline *l, const struct scan_extra *x)
+{
+	char hex[65];
+
+	if (!x)
+		return;
+	for (unsigned bit = 1; bit <= E2MAP_DIGEST_SHA256; bit <<= 1)
+		if (x->hashed && e2map_digest_hex(&x->d, bit, hex) > 0)
+			cmd_jl_string(l, e2map_digest_name(bit), hex);
+	if (x->hash_err)
+		cmd_jl_json(l, "hash_error", cmd_json_error(x->hash_err,
+							    x->hash_why));
+}
+
 static int jsonl_item(const struct scan_item *it)
 {
 	struct cmd_jline *l = &jline;
@@ -159,6 +192,7 @@ static int jsonl_item(const struct scan_item *it)
 	cmd_jl_close(l, ']');
 	jl_stat(l, it->r);
 	jl_map(l, it->r);
+	jl_digests(l, it->x);
 	if (it->r->err)
 		cmd_jl_json(l, "error", cmd_json_error(it->r->err, it->detail));
 	else
@@ -221,6 +255,32 @@ static void csv_text(const char *s)
 	putchar('"');
 }
 
+/* --hash: the columns asked for after paths, then hash_errno. */
+static void csv_digests(const struct scan_extra *x)
+{
+	char hex[65];
+
+	if (!x || !x->algs)
+		return;
+	for (unsigned bit = 1; bit <= E2MAP_DIGEST_SHA256; bit <<= 1) {
+		if (!(x->algs & bit))
+			continue;
+		putchar(',');
+		if (x->hashed && e2map_digest_hex(&x->d, bit, hex) > 0)
+			fputs(hex, stdout);
+	}
+	printf(",%s", x->hash_err ? error_name(x->hash_err) : "");
+}
+
+static void csv_head_digests(unsigned algs)
+{
+	for (unsigned bit = 1; bit <= E2MAP_DIGEST_SHA256; bit <<= 1)
+		if (algs & bit)
+			printf(",%s", e2map_digest_name(bit));
+	if (algs)
+		fputs(",hash_errno", stdout);
+}
+
 static void csv_item(const struct scan_item *it)
 {
 	const struct e2map_record *r = it->r;
@@ -249,7 +309,9 @@ static void csv_item(const struct scan_item *it)
 			putchar('\n');
 		csv_name(it->path[i], it->len[i]);
 	}
-	fputs("\"\r\n", stdout);
+	putchar('"');
+	csv_digests(it->x);
+	fputs("\r\n", stdout);
 }
 
 /* ---- body ---- */
@@ -306,9 +368,13 @@ static void body_line(const struct scan_item *it, const char *name,
 	const struct e2map_record *r = it->r;
 	const struct e2map_stat *st = &r->st;
 	bool full = r->flags & E2MAP_REC_STAT;
-	char mode[13], num[32];
+	char mode[13], num[32], md5[65];
 
-	fputs("0|", stdout);
+	if (it->x && it->x->hashed &&
+	    e2map_digest_hex(&it->x->d, E2MAP_DIGEST_MD5, md5) > 0)
+		printf("%s|", md5);
+	else
+		fputs("0|", stdout);
 	scan_body_name(name, len);
 	if (target) {
 		fputs(" -> ", stdout);
@@ -391,7 +457,7 @@ static int ts_event(const struct scan_item *it, json_t *names,
 	const struct e2map_stat *st = &r->st;
 	json_t *ev = json_object(), *v;
 	const char *key;
-	char when[64], *msg;
+	char when[64], *msg, hex[65];
 
 	ts_datetime(t, when);
 	if (asprintf(&msg, "%s Type: %s", text, ts_word(st->mode)) < 0)
@@ -416,6 +482,9 @@ static int ts_event(const struct scan_item *it, json_t *names,
 	cmd_json_set(ev, "mode", json_integer(st->mode));
 	cmd_json_set(ev, "uid", json_integer(st->uid));
 	cmd_json_set(ev, "gid", json_integer(st->gid));
+	if (it->x && it->x->hashed &&
+	    e2map_digest_hex(&it->x->d, E2MAP_DIGEST_SHA256, hex) > 0)
+		cmd_json_set(ev, "sha256_hash", json_string(hex));
 	return cmd_json_print(ev);
 }
 
@@ -447,12 +516,15 @@ static int timesketch_item(const struct scan_item *it)
 	return err;
 }
 
-void scan_print_head(enum scan_format fmt)
+void scan_print_head(enum scan_format fmt, unsigned algs)
 {
-	if (fmt == SCAN_TABLE)
+	if (fmt == SCAN_TABLE) {
 		puts(TABLE_HEAD);
-	else if (fmt == SCAN_CSV)
-		fputs(CSV_HEAD "\r\n", stdout);
+	} else if (fmt == SCAN_CSV) {
+		fputs(CSV_HEAD, stdout);
+		csv_head_digests(algs);
+		fputs("\r\n", stdout);
+	}
 }
 
 int scan_print_item(enum scan_format fmt, e2map_t *m,
@@ -472,6 +544,8 @@ int scan_print_item(enum scan_format fmt, e2map_t *m,
 		return 0;
 	case SCAN_TIMESKETCH:
 		return timesketch_item(it);
+	case SCAN_DFXML:
+		return scan_dfxml_item(it);
 	}
 	return -EINVAL;
 }

@@ -11,9 +11,10 @@ set -e
 here=$(dirname "$0")
 
 # libext2fs and libcom_err (the filesystem); util-linux's libblkid and the
-# libyal readers of E01, VMDK, VHD, QCOW (disks and containers); jansson
+# libyal readers of E01, VMDK, VHD, QCOW (disks and containers); OpenSSL's
+# libcrypto (e2map_file_digest); jansson
 # (the CLI's JSON), libarchive (e2map tar), fuse3 (e2map mount).
-lib_pkgs="ext2fs com_err blkid libewf libvmdk libbfio libvhdi libqcow"
+lib_pkgs="ext2fs com_err blkid libewf libvmdk libbfio libvhdi libqcow libcrypto"
 cli_pkgs="jansson libarchive fuse3"
 
 if ! command -v pkg-config >/dev/null 2>&1 ||

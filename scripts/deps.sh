@@ -12,6 +12,8 @@ else
 pkgs="build-essential pkg-config libext2fs-dev comerr-dev libblkid-dev"
 pkgs="$pkgs libewf-dev libvmdk-dev libbfio-dev libvhdi-dev libqcow-dev"
 pkgs="$pkgs libjansson-dev libarchive-dev libfuse3-dev"
+# OpenSSL's libcrypto: scan --hash's MD5, SHA-1 and SHA-256.
+pkgs="$pkgs libssl-dev"
 # The Python binding (python/): cffi's API mode compiles against Python.h.
 pkgs="$pkgs python3 python3-dev python3-cffi"
 if [ "${1:-}" != build ]; then

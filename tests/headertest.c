@@ -25,7 +25,8 @@ int main(void)
 	struct e2map_statfs sfs;
 	struct e2map_check_stats cs;
 	struct e2map_record rec;
-	char link[8];
+	struct e2map_digest dg = E2MAP_DIGEST_INIT;
+	char link[8], hex[65];
 	e2map_run_cb run_cb = on_run;
 	e2map_scan_cb scan_cb = on_inode;
 	struct e2map_disk *disk = 0;
@@ -47,6 +48,9 @@ int main(void)
 		e2map_file_stat(f, &st);
 		e2map_file_walk(f, 0, 1, run_cb, 0);
 		e2map_file_check(f, &cs);
+		if (e2map_file_digest(f, E2MAP_DIGEST_MD5, &dg) == 0)
+			e2map_digest_hex(&dg, E2MAP_DIGEST_MD5, hex);
+		(void)e2map_digest_name(E2MAP_DIGEST_SHA256);
 		e2map_file_close(f);
 	}
 	if (err == 0 && e2map_file_open_ino(m, 2, &f) == 0)

@@ -655,6 +655,38 @@ Test(cli, scan_usage_errors)
 	cr_assert(strstr(r.out, "--format") && strstr(r.out, "mactime"));
 }
 
+Test(cli, scan_hash_usage_errors)
+{
+	static const char *const bad[] = { "", "md4", "md5,", ",md5",
+					   "md5,,sha1", "MD5", "sha256x" };
+	struct run r;
+	char want[64];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		run(&r, (const char *[]){ "scan", "--hash", bad[i], "x.img",
+					  NULL });
+		snprintf(want, sizeof(want),
+			 "e2map: scan: invalid digest list '%s'\n", bad[i]);
+		cr_expect_eq(r.status, 2, "--hash '%s'", bad[i]);
+		cr_expect_str_eq(r.err, want);
+	}
+	run(&r, (const char *[]){ "scan", "--hash-max", "lots", "x.img",
+				  NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert_str_eq(r.err, "e2map: scan: invalid size 'lots'\n");
+	run(&r, (const char *[]){ "scan", "--hash", NULL });
+	cr_assert_eq(r.status, 2);
+	/* Parsed before the image is opened: the image's error now. */
+	run(&r, (const char *[]){ "scan", "--hash", "sha256,md5,sha1",
+				  "--hash-max", "1G", "--format", "dfxml",
+				  "/nonexistent.img", NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, "e2map: scan: /nonexistent.img: "), "%s",
+		  r.err);
+	run(&r, (const char *[]){ "help", "scan", NULL });
+	cr_assert(strstr(r.out, "--hash ALGS") && strstr(r.out, "dfxml"));
+}
+
 Test(cli, cat_needs_a_path)
 {
 	struct run r;

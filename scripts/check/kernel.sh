@@ -174,6 +174,8 @@ copy_check() {
 	local img=$1 d=$2 bs r=0
 	mkdir -p "$d/mnt" "$d/copy"
 	"$e2map" blockmap --format csv "$img" > "$d/blockmap.csv" || r=1
+	"$e2map" scan -q --format dfxml --hash sha256 "$img" > "$d/dfxml.xml" ||
+		r=1
 	mount -o loop,ro,noload "$img" "$d/mnt" 2>/dev/null ||
 		mount -o loop,ro "$img" "$d/mnt" 2>/dev/null || return 1
 	bs=$(stat -f -c %S "$d/copy")
@@ -182,6 +184,9 @@ copy_check() {
 	# Block owners: every file's FIEMAP blocks are blockmap's for it.
 	python3 "$here/owner-check.py" "$d/mnt" "$d/blockmap.csv" \
 		"$(stat -f -c %S "$d/mnt")" > "$d/owner.diff" || r=1
+	# DFXML: byte runs are FIEMAP's, stat and SHA-256 the mount's.
+	python3 "$here/dfxml-check.py" mount "$d/dfxml.xml" "$d/mnt" \
+		> "$d/dfxml.diff" 2>/dev/null || r=1
 	umount "$d/mnt"
 	[ $r = 0 ] || return 1
 	"$e2map" extract -r -p -q "$img" / "$d/copy/x" 2>"$d/extract.log" || r=1
@@ -286,7 +291,7 @@ for ((i = 1; i <= n; i++)); do
 		[ -s "$d/calls.diff" ] && grep -m 6 '^[-+][^-+]' "$d/calls.diff" | sed 's/^/    /'
 		[ -s "$d/golden.diff" ] && head -n 6 "$d/golden.diff" | sed 's/^/    /'
 		[ -s "$d/scan.diff" ] && head -n 6 "$d/scan.diff" | sed 's/^/    /'
-		for f in extract.diff tar.diff fuse.diff rsync.diff owner.diff extract.log \
+		for f in extract.diff tar.diff fuse.diff rsync.diff owner.diff dfxml.diff extract.log \
 			tar.log fuse.log rsync.log; do
 			[ -s "$d/$f" ] && head -n 6 "$d/$f" | sed "s/^/    $f: /"
 		done

@@ -262,6 +262,40 @@ E2MAP_API int e2map_file_check(e2map_file_t *f, struct e2map_check_stats *st);
 E2MAP_API int e2map_inode_check(e2map_t *m, uint64_t ino,
 				struct e2map_check_stats *st);
 
+/*
+ * Digests of a file's bytes as read(2) gives them on the mount (hashdeep,
+ * md5sum, sha1sum, sha256sum on the mounted file): ALGS any of the
+ * E2MAP_DIGEST_* bits; one read from offset 0 to EOF (through
+ * e2map_file_pread, 1 MiB a call) feeds every digest asked for.  OUT is
+ * the caller's, with its version set (E2MAP_DIGEST_INIT); on success
+ * OUT->algs says which digests are there.  Errors: -EINVAL for a NULL F,
+ * an unknown version, no bit or an unknown bit in ALGS; the read's
+ * error where the kernel's read(2) fails (-EISDIR for a directory, -EIO
+ * at damage, -ESPIPE for a FIFO), with no digest in OUT (algs 0); -ENOMEM.
+ * The handle's position is left where it was.
+ */
+#define E2MAP_DIGEST_MD5 0x1u
+#define E2MAP_DIGEST_SHA1 0x2u
+#define E2MAP_DIGEST_SHA256 0x4u
+#define E2MAP_DIGEST_VERSION 1
+#define E2MAP_DIGEST_INIT { E2MAP_DIGEST_VERSION, 0, { 0 }, { 0 }, { 0 } }
+struct e2map_digest {
+	unsigned version;	/* E2MAP_DIGEST_VERSION */
+	unsigned algs;		/* the E2MAP_DIGEST_* bits computed */
+	unsigned char md5[16], sha1[20], sha256[32];
+};
+E2MAP_API int e2map_file_digest(e2map_file_t *f, unsigned algs,
+				struct e2map_digest *out);
+/*
+ * ALG's digest in D (one E2MAP_DIGEST_* bit) as lowercase hex into OUT
+ * (room for 65 bytes), NUL-terminated: its length, or -EINVAL where D
+ * does not hold it.
+ */
+E2MAP_API int e2map_digest_hex(const struct e2map_digest *d, unsigned alg,
+			       char *out);
+/* "md5", "sha1", "sha256" for one bit; NULL for anything else. */
+E2MAP_API const char *e2map_digest_name(unsigned alg);
+
 #ifdef __cplusplus
 }
 #endif
