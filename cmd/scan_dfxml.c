@@ -375,6 +375,43 @@ static void fileobject(const struct scan_item *it, size_t i)
 	puts("    </fileobject>");
 }
 
+/* A deleted name, or a free inode no such name reaches, as fiwalk lists
+ * it: the name unallocated, the inode's fields as its table holds them
+ * now (fiwalk reads them through the same name). */
+int scan_dfxml_past(const char *path, size_t len, uint64_t ino, char nt,
+		    const struct e2map_past_inode *in)
+{
+	char unused;
+	int meta = meta_type(in->mode, &unused);
+	struct e2map_timespec dtime = { .sec = in->dtime };
+
+	fputs("    <fileobject>\n      <filename>", stdout);
+	xml_text(path + 1, len - 1);
+	printf("</filename>\n      <partition>1</partition>\n"
+	       "      <id>%" PRIu64 "</id>\n      <name_type>%c</name_type>\n"
+	       "      <filesize>%" PRIu64 "</filesize>\n"
+	       "      <unalloc>1</unalloc>\n      <%s>1</%s>\n"
+	       "      <inode>%" PRIu64 "</inode>\n"
+	       "      <meta_type>%d</meta_type>\n", ++next_id, nt, in->size,
+	       in->mode ? "used" : "unused", in->mode ? "used" : "unused",
+	       ino, meta);
+	printf("      <mode>%u</mode>\n      <nlink>%u</nlink>\n"
+	       "      <uid>%" PRIu32 "</uid>\n      <gid>%" PRIu32 "</gid>\n",
+	       (unsigned)(in->mode & 07777), (unsigned)in->links, in->uid,
+	       in->gid);
+	if (in->mode) {
+		xml_time("mtime", &in->mtime);
+		xml_time("ctime", &in->ctime);
+		xml_time("atime", &in->atime);
+		if (in->has_crtime)
+			xml_time("crtime", &in->crtime);
+		if (in->dtime)
+			xml_time("dtime", &dtime);
+	}
+	puts("    </fileobject>");
+	return ferror(stdout) ? -EIO : 0;
+}
+
 /* A fileobject per name, the root's and nameless inodes' aside, as
  * fiwalk lists names (without its "." and ".." entries). */
 int scan_dfxml_item(const struct scan_item *it)

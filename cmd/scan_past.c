@@ -158,7 +158,7 @@ static int csv_line(struct past_run *run, const struct e2map_past_inode *in,
 	len += strlen(mark);
 	past_record(in, ino, &r);
 	return scan_print_item(run->fmt, run->m, &(struct scan_item){
-		&r, &p, &len, 1, "" });
+		.r = &r, .path = &p, .len = &len, .n = 1, .detail = "" });
 }
 
 /* ---- jsonl ---- */
@@ -300,6 +300,11 @@ static int on_name(const struct e2map_deleted_name *d, void *payload)
 		body_line(run->path, run->path_len, mark, d->ino,
 			  ft_letter(d->file_type), &d->inode);
 		return 0;
+	case SCAN_DFXML:
+		if (d->live_copy)
+			return 0;	/* fiwalk, as fls, lists the live name */
+		return scan_dfxml_past(run->path, run->path_len, d->ino,
+				       ft_letter(d->file_type), &d->inode);
 	case SCAN_TIMESKETCH:
 		if (d->live_copy)
 			return 0;	/* a timeline has the live name */
@@ -339,6 +344,10 @@ static int on_free(const struct e2map_free_inode *f, void *payload)
 			body_line(path, (size_t)len, orphan ? "" : " (deleted)",
 				  f->ino, '-', &f->inode);
 		return 0;
+	case SCAN_DFXML:
+		return named(run, f->ino) ? 0 :
+			scan_dfxml_past(path, (size_t)len, f->ino, '-',
+					&f->inode);
 	case SCAN_CSV:
 	case SCAN_TIMESKETCH:
 		return csv_line(run, &f->inode, f->ino, path, (size_t)len,
