@@ -20,7 +20,7 @@ static const char *const recover_formats[] = { "table", "jsonl", NULL };
 
 struct recover_opts {
 	bool all;
-	/* --hash ALGS goes here: the digest of each file written. */
+	unsigned hash;		/* --hash: E2MAP_DIGEST_* bits */
 };
 
 static const struct cmd_option recover_options[] = {
@@ -29,6 +29,11 @@ static const struct cmd_option recover_options[] = {
 	{ .long_name = "all", .action = CMD_OPT_TRUE,
 	  .field = offsetof(struct recover_opts, all),
 	  .help = "every deleted inode the journal holds a version of" },
+	{ .long_name = "hash", .arg = "ALGS", .action = CMD_OPT_PARSE,
+	  .parse = scan_parse_digests, .what = "digest list",
+	  .field = offsetof(struct recover_opts, hash),
+	  .help = "each recovered file's digests, of the bytes written: "
+		  "md5, sha1, sha256, comma-separated" },
 	CMD_OPT_OFFSET,
 	CMD_OPT_PARTITION,
 	CMD_OPT_UNMOUNTABLE,
@@ -207,8 +212,47 @@ static int write_file(struct recover_run *r, struct e2map_recover_plan *p,
 	return err;
 }
 
+/* --hash's digests of what was written: "" each where none was asked
+ * for, or a reason where the bytes could not be read again. */
+struct digests {
+	struct e2map_digest d;
+	int err;
+};
+
+static const unsigned digest_algs[] = { E2MAP_DIGEST_MD5, E2MAP_DIGEST_SHA1,
+					E2MAP_DIGEST_SHA256 };
+
+static void json_digests(json_t *o, const struct digests *h)
+{
+	char hex[65];
+
+	if (h->err) {
+		cmd_json_set(o, "hash_error", json_string(strerror(-h->err)));
+		return;
+	}
+	for (size_t i = 0; i < sizeof(digest_algs) / sizeof(*digest_algs); i++)
+		if (e2map_digest_hex(&h->d, digest_algs[i], hex) > 0)
+			cmd_json_set(o, e2map_digest_name(digest_algs[i]),
+				     json_string(hex));
+}
+
+static void table_digests(const struct digests *h)
+{
+	char hex[65];
+
+	if (h->err) {
+		printf("  hash: %s\n", strerror(-h->err));
+		return;
+	}
+	for (size_t i = 0; i < sizeof(digest_algs) / sizeof(*digest_algs); i++)
+		if (e2map_digest_hex(&h->d, digest_algs[i], hex) > 0)
+			printf("  %-6s %s\n", e2map_digest_name(digest_algs[i]),
+			       hex);
+}
+
 static void report_json(const struct target *t,
-			const struct e2map_recover_plan *p, const char *file)
+			const struct e2map_recover_plan *p, const char *file,
+			const struct digests *h)
 {
 	json_t *o = json_object(), *ranges = json_array();
 	size_t i;
@@ -238,27 +282,34 @@ static void report_json(const struct target *t,
 	cmd_json_set(o, "ranges", ranges);
 	cmd_json_set(o, "path", t->path ? json_string(t->path) : json_null());
 	cmd_json_set(o, "file", file ? json_string(file) : json_null());
+	if (file)
+		json_digests(o, h);
 	cmd_json_print(o);
 }
 
 static void report_table(const struct target *t,
-			 const struct e2map_recover_plan *p, const char *file)
+			 const struct e2map_recover_plan *p, const char *file,
+			 const struct digests *h)
 {
 	printf("%-10" PRIu64 " %12" PRIu64 " %-12s %10" PRIu64 " %10" PRIu64
 	       " %-20s %s\n", t->ino, p->size,
 	       e2map_recover_state_name(p->state), p->recovered_blocks,
 	       p->overwritten_blocks, file ? file : "-",
 	       t->path ? cmd_esc(t->path) : "-");
+	if (file)
+		table_digests(h);
 }
 
 static void recover_one(struct recover_run *r, const struct target *t)
 {
+	const struct recover_opts *o = r->ctx->opts;
 	struct e2map_recover_plan *p;
+	struct digests h = { .d = E2MAP_DIGEST_INIT };
 	char name[64], file[4096];
 	int err;
 
 	err = e2map_recover_plan(r->j, t->ino, &p);
-	if (err == -EEXIST && ((const struct recover_opts *)r->ctx->opts)->all)
+	if (err == -EEXIST && o->all)
 		return;		/* an inode in use now: not deleted after all */
 	if (err < 0) {
 		snprintf(name, sizeof(name), "recover: <%" PRIu64 ">", t->ino);
@@ -267,17 +318,20 @@ static void recover_one(struct recover_run *r, const struct target *t)
 		return;
 	}
 	if (p->state != E2MAP_RECOVER_NONE) {
-		/* --hash: the digests of FILE's bytes, once written. */
 		snprintf(file, sizeof(file), "%s/%" PRIu64, r->dest, t->ino);
 		if ((err = write_file(r, p, file)) < 0) {
 			cmd_fail(file, err, NULL);
 			r->failed = 1;
 		}
+		if (o->hash)
+			h.err = e2map_recover_digest(p, o->hash, &h.d);
 	}
 	if (r->ctx->co.format == REC_JSONL)
-		report_json(t, p, p->state != E2MAP_RECOVER_NONE ? file : NULL);
+		report_json(t, p, p->state != E2MAP_RECOVER_NONE ? file : NULL,
+			    &h);
 	else
-		report_table(t, p, p->state != E2MAP_RECOVER_NONE ? file : NULL);
+		report_table(t, p, p->state != E2MAP_RECOVER_NONE ? file : NULL,
+			     &h);
 	e2map_recover_free(p);
 }
 

@@ -346,10 +346,26 @@ static bool holes_kept(const char *dir)
 	return hole == 0;
 }
 
+/* O's sha256 and md5 are those of the file recover wrote. */
+static void check_recovered_digests(const json_t *o)
+{
+	char hex[65], cmd[700], md5[40] = "";
+	FILE *p;
+
+	cr_assert_eq(fixture_sha256(str(o, "file"), hex), 0);
+	cr_expect_str_eq(str(o, "sha256"), hex, "%s", str(o, "file"));
+	snprintf(cmd, sizeof(cmd), "md5sum < '%s'", str(o, "file"));
+	cr_assert((p = popen(cmd, "r")) != NULL);
+	cr_expect_eq(fscanf(p, "%32s", md5), 1);
+	pclose(p);
+	cr_expect_str_eq(str(o, "md5"), md5, "%s", str(o, "file"));
+}
+
 /*
  * recover --all writes each complete file with the generator's bytes, a
  * sparse one with its holes, and names the old path from the directory's
- * history.
+ * history; --hash's digests are those of the bytes it wrote (sha256 the
+ * test's own, md5 coreutils' md5sum).
  */
 Test(history, cli_recover_all_writes_the_bytes)
 {
@@ -364,7 +380,8 @@ Test(history, cli_recover_all_writes_the_bytes)
 	snprintf(dest, sizeof(dest), "%s/out", dir);
 	load_truth("past-inline-4k", &t);
 	if (cli_run((const char *[]){ "recover", "--all", "--format", "jsonl",
-				      img, dest, NULL }, &r) < 0)
+				      "--hash", "sha256,md5", img, dest,
+				      NULL }, &r) < 0)
 		cr_skip_test("E2MAP is not set (run through make check)");
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	for (line = r.out; *line; line = strchr(line, '\n') + 1) {
@@ -373,6 +390,8 @@ Test(history, cli_recover_all_writes_the_bytes)
 		char hex[65];
 
 		cr_assert(o, "%s", line);
+		if (json_is_string(json_object_get(o, "file")))
+			check_recovered_digests(o);
 		if (f && !strcmp(str(o, "state"), "complete")) {
 			complete++;
 			cr_assert_eq(fixture_sha256(str(o, "file"), hex), 0);

@@ -97,12 +97,12 @@ static int digests_final(struct digests *ds, struct e2map_digest *out)
 }
 
 /* Every byte to EOF, as a read(2) loop gets them: the first error stops. */
-static int read_all(e2map_file_t *f, struct digests *ds)
+static int read_all(e2map__pread_fn pread, void *src, struct digests *ds)
 {
 	int64_t off = 0, n;
 	int err;
 
-	while ((n = e2map_file_pread(f, ds->buf, DIGEST_BUF, off)) > 0) {
+	while ((n = pread(src, ds->buf, DIGEST_BUF, (uint64_t)off)) > 0) {
 		if ((err = digests_update(ds, (size_t)n)) < 0)
 			return err;
 		off += n;
@@ -110,22 +110,33 @@ static int read_all(e2map_file_t *f, struct digests *ds)
 	return n < 0 ? (int)n : 0;
 }
 
-int e2map_file_digest(e2map_file_t *f, unsigned algs, struct e2map_digest *out)
+int e2map__digest(e2map__pread_fn pread, void *src, unsigned algs,
+		  struct e2map_digest *out)
 {
 	struct digests ds;
 	int err;
 
-	if (!f || !E2MAP__OUT_OK(out, E2MAP_DIGEST_VERSION) || !algs ||
+	if (!E2MAP__OUT_OK(out, E2MAP_DIGEST_VERSION) || !algs ||
 	    (algs & ~ALL_ALGS))
 		return -EINVAL;
 	out->algs = 0;
 	if ((err = digests_init(&ds, algs)) == 0 &&
-	    (err = read_all(f, &ds)) == 0)
+	    (err = read_all(pread, src, &ds)) == 0)
 		err = digests_final(&ds, out);
 	digests_free(&ds);
 	if (err < 0)
 		out->algs = 0;
 	return err;
+}
+
+static int64_t file_pread(void *f, void *buf, uint64_t len, uint64_t off)
+{
+	return e2map_file_pread(f, buf, (size_t)len, (int64_t)off);
+}
+
+int e2map_file_digest(e2map_file_t *f, unsigned algs, struct e2map_digest *out)
+{
+	return f ? e2map__digest(file_pread, f, algs, out) : -EINVAL;
 }
 
 int e2map_digest_hex(const struct e2map_digest *d, unsigned alg, char *out)

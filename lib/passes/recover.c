@@ -509,3 +509,14 @@ int e2map_deleted_inodes(e2map_journal_t *j, e2map_ino_cb cb, void *arg)
 	free(s.v);
 	return err;
 }
+
+static int64_t plan_pread(void *p, void *buf, uint64_t len, uint64_t off)
+{
+	return e2map_recover_pread(p, buf, len, off);
+}
+
+int e2map_recover_digest(struct e2map_recover_plan *p, unsigned algs,
+			 struct e2map_digest *out)
+{
+	return p ? e2map__digest(plan_pread, p, algs, out) : -EINVAL;
+}

@@ -156,6 +156,14 @@ E2MAP_API int e2map_recover_plan(e2map_journal_t *j, uint64_t ino,
 E2MAP_API int64_t e2map_recover_pread(struct e2map_recover_plan *p, void *buf,
 				      uint64_t len, uint64_t off);
 E2MAP_API void e2map_recover_free(struct e2map_recover_plan *p);
+/*
+ * ALGS' digests (E2MAP_DIGEST_* bits) of the recovered file's bytes, as
+ * e2map_recover_pread gives them to its size (zeroes where nothing was
+ * recovered), into OUT (E2MAP_DIGEST_INIT): what sha256sum says of the
+ * file recover writes.  0, -EINVAL, -ENOMEM or a read's -errno.
+ */
+E2MAP_API int e2map_recover_digest(struct e2map_recover_plan *p,
+				   unsigned algs, struct e2map_digest *out);
 /* "none", "complete", "partial", "overwritten". */
 E2MAP_API const char *e2map_recover_state_name(enum e2map_recover_state s);
 /*
