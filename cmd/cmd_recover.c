@@ -306,6 +306,7 @@ static void recover_one(struct recover_run *r, const struct target *t)
 	struct e2map_recover_plan *p;
 	struct digests h = { .d = E2MAP_DIGEST_INIT };
 	char name[64], file[4096];
+	bool written;
 	int err;
 
 	err = e2map_recover_plan(r->j, t->ino, &p);
@@ -317,7 +318,11 @@ static void recover_one(struct recover_run *r, const struct target *t)
 		r->failed = 1;
 		return;
 	}
-	if (p->state != E2MAP_RECOVER_NONE) {
+	/* An overwritten file has no byte left to write: a file of holes
+	 * in DEST would only pass for one. */
+	written = p->state == E2MAP_RECOVER_COMPLETE ||
+		  p->state == E2MAP_RECOVER_PARTIAL;
+	if (written) {
 		snprintf(file, sizeof(file), "%s/%" PRIu64, r->dest, t->ino);
 		if ((err = write_file(r, p, file)) < 0) {
 			cmd_fail(file, err, NULL);
@@ -327,10 +332,10 @@ static void recover_one(struct recover_run *r, const struct target *t)
 			h.err = e2map_recover_digest(p, o->hash, &h.d);
 	}
 	if (r->ctx->co.format == REC_JSONL)
-		report_json(t, p, p->state != E2MAP_RECOVER_NONE ? file : NULL,
+		report_json(t, p, written ? file : NULL,
 			    &h);
 	else
-		report_table(t, p, p->state != E2MAP_RECOVER_NONE ? file : NULL,
+		report_table(t, p, written ? file : NULL,
 			     &h);
 	e2map_recover_free(p);
 }

@@ -211,8 +211,8 @@ elif what == "scan-d":
     found, inos = set(), set()
     for o in jsonl(sys.argv[3]):
         kind = o.get("deleted")
-        if kind == "name":
-            p = field(o, "path", "name")
+        if kind == "name" and not o.get("live_copy"):
+            p = (o.get("paths") or [{}])[0].get("path")
             if p:
                 found.add("/" + p.lstrip("/"))
         elif kind in ("inode", "orphan"):
@@ -221,12 +221,31 @@ elif what == "scan-d":
                 inos.add(int(i))
     out("%d / %d" % (len(found & names), len(names)),
         "%d / %d" % (len(inos & dead_inos), len(dead_inos)))
+elif what == "history":
+    # Each directory's names no longer in it, from its history.
+    found = set()
+    for i, l in enumerate(open(sys.argv[3])):
+        path = l.rstrip("\n").split("\t")[1].rstrip("/")
+        f = os.path.join(sys.argv[4], "%d.jsonl" % i)
+        if not os.path.exists(f):
+            continue
+        for o in jsonl(f):
+            if o.get("kind") == "name" and not o.get("now"):
+                found.add(path + "/" + o["name"])
+    out("%d / %d" % (len(found & names), len(names)))
 elif what == "recover":
     want = {o["sha256"] for o in dead if o["sha256"] != EMPTY}
     whole = {o["sha256"] for o in dead if o["sha256"] != EMPTY and not o["reused_blocks"]}
     got = tree(sys.argv[3])
+    partial = set()
+    if len(sys.argv) > 4 and os.path.exists(sys.argv[4]):
+        # e2map labels what it writes: a partial file keeps holes where
+        # its blocks are another file's now, and says so; not a claim.
+        partial = {o.get("file") for o in jsonl(sys.argv[4])
+                   if o.get("state") == "partial"}
     hs = set(got.values()) - {EMPTY}
-    wrong = sum(1 for p, h in got.items() if h != EMPTY and h not in known)
+    wrong = sum(1 for p, h in got.items()
+                if h != EMPTY and h not in known and p not in partial)
     live = len({h for h in hs if h in set(live_now.values())} - want)
     cw = ""
     if len(sys.argv) > 4 and os.path.exists(sys.argv[4]):
@@ -240,7 +259,8 @@ elif what == "recover":
             i, h = field(o, "ino", "inode"), o.get("sha256")
             if st[:1] == ["complete"] and h and i in by_ino and h not in by_ino[i]:
                 n += 1
-        cw = "; %d claimed complete with wrong bytes" % n
+        cw = "; %d claimed complete with wrong bytes; %d partial, labelled" % (
+            n, len(partial))
     out("%d / %d (%d not overwritten since)" % (len(hs & want), len(want), len(whole)),
         "%d%s" % (wrong, cw), live)
 elif what == "hashes":
@@ -261,7 +281,8 @@ elif what == "hashes":
                 o = json.loads(l)
             except ValueError:
                 continue
-            h, p = o.get("sha256"), o.get("path")
+            h = o.get("sha256")
+            p = (o.get("paths") or [{}])[0].get("path")
             if not h or not p:
                 continue
         if mnt and p.startswith(mnt):
@@ -299,20 +320,21 @@ import gzip, json, sys
 for l in gzip.open(sys.argv[1], "rt"):
     o = json.loads(l)
     if o["kind"] == "dir":
-        print(o["to"] or o["path"] if o["fate"] != "removed" else "<%d>" % o["ino"])
+        now = o["to"] or o["path"]
+        arg = now if o["fate"] != "removed" else "<%d>" % o["ino"]
+        print("%s\t%s" % (arg, o["path"]))
 EOF
 	hist() {
-		local d n=0 ok=0
-		while read -r d; do
+		local d p n=0
+		while IFS=$'\t' read -r d p; do
+			"$E2MAP" history --format jsonl "$img" "$d" \
+				>"$work/hist/$n.jsonl" 2>/dev/null || true
 			n=$((n + 1))
-			"$E2MAP" history --format jsonl "$img" "$d" >>"$work/hist.jsonl" 2>/dev/null &&
-				ok=$((ok + 1))
 		done <"$work/dirs"
-		echo "$ok of $n directories answered, $(wc -l <"$work/hist.jsonl") versions"
 	}
-	: >"$work/hist.jsonl"
+	mkdir -p "$work/hist"
 	timed hist hist
-	row "e2map | history IMG DIR (each directory) | $(cat "$work/hist.out") | | | | | $(t_of hist)"
+	row "e2map | history IMG DIR (each of $(wc -l <"$work/dirs") directories) | $(score history "$work/dirs" "$work/hist") | | | | | $(t_of hist)"
 else
 	row "e2map | history IMG DIR (each directory) | n/a | | | | | n/a"
 fi
