@@ -282,9 +282,10 @@ elif what == "hashes":
             except ValueError:
                 continue
             h = o.get("sha256")
-            p = (o.get("paths") or [{}])[0].get("path")
-            if not h or not p:
-                continue
+            for q in o.get("paths") or []:
+                if h and q.get("path"):
+                    got["/" + q["path"].lstrip("/")] = h
+            continue
         if mnt and p.startswith(mnt):
             p = p[len(mnt):]
         got["/" + p.lstrip("/")] = h
