@@ -34,7 +34,8 @@ int e2map__versions(e2map_journal_t *j, uint64_t ino, struct hver **v,
 		    size_t *n);
 /* history.c: where INO lies: its inode-table block and byte offset */
 int e2map__ino_place(e2map_t *m, uint64_t ino, uint64_t *blk, uint32_t *off);
-/* history.c: RAW (ISZ bytes) of inode INO decoded into V's fields */
+/* history.c: RAW (the whole inode, ISZ bytes) of inode INO decoded into
+ * V's fields */
 void e2map__decode(e2map_t *m, uint64_t ino, const unsigned char *raw,
 		   unsigned isz, struct e2map_version *v);
 

@@ -102,11 +102,32 @@ static void put_time(const unsigned char *raw, unsigned isz, unsigned at,
 	}
 }
 
+/*
+ * ext2fs_inode_csum_verify reads the whole inode (EXT2_INODE_SIZE, up to
+ * the block size) and zeroes the checksum fields as it goes: a copy of
+ * all of it, which RAW holds.
+ */
+static bool inode_csum_bad(ext2_filsys fs, uint64_t ino,
+			   const unsigned char *raw)
+{
+	size_t isz = EXT2_INODE_SIZE(fs->super);
+	unsigned char small[1024], *copy = small;
+	bool bad;
+
+	if (isz > sizeof(small) && !(copy = malloc(isz)))
+		return false;	/* unchecked, not bad */
+	memcpy(copy, raw, isz);
+	bad = !ext2fs_inode_csum_verify(fs, (ext2_ino_t)ino,
+					(struct ext2_inode_large *)copy);
+	if (copy != small)
+		free(copy);
+	return bad;
+}
+
 void e2map__decode(e2map_t *m, uint64_t ino, const unsigned char *raw,
 		   unsigned isz, struct e2map_version *v)
 {
 	ext2_filsys fs = m->fs;
-	unsigned char copy[1024];
 
 	v->mode = le16(raw);
 	v->uid = le16(raw + 2) | (uint32_t)le16(raw + 120) << 16;
@@ -123,12 +144,9 @@ void e2map__decode(e2map_t *m, uint64_t ino, const unsigned char *raw,
 	put_time(raw, isz, 12, 132, &v->ctime, &v->ctime_ns);
 	put_time(raw, isz, 16, 136, &v->mtime, &v->mtime_ns);
 	put_time(raw, isz, 144, 148, &v->crtime, &v->crtime_ns);
-	if (ext2fs_has_feature_metadata_csum(fs->super) && isz <= sizeof(copy)) {
-		memcpy(copy, raw, isz);
-		if (!ext2fs_inode_csum_verify(fs, (ext2_ino_t)ino,
-					      (struct ext2_inode_large *)copy))
-			v->flags |= E2MAP_COPY_CSUM_BAD;
-	}
+	if (ext2fs_has_feature_metadata_csum(fs->super) &&
+	    inode_csum_bad(fs, ino, raw))
+		v->flags |= E2MAP_COPY_CSUM_BAD;
 }
 
 /*
@@ -154,16 +172,16 @@ static int add_version(e2map_journal_t *j, uint64_t ino, const unsigned char *ra
 	unsigned isz = EXT2_INODE_SIZE(m->fs->super);
 	struct hver *h;
 
-	if (isz > sizeof(h->raw))
-		isz = sizeof(h->raw);
 	if (e2map__grow((void **)v, cap, *n + 1, sizeof(**v)) < 0)
 		return -ENOMEM;
 	h = &(*v)[(*n)++];
 	memset(h, 0, sizeof(*h));
+	e2map__decode(m, ino, raw, isz, &h->v);
+	if (isz > sizeof(h->raw))
+		isz = sizeof(h->raw);
 	memcpy(h->raw, raw, isz);
 	h->isz = isz;
 	h->v.copies = 1;
-	e2map__decode(m, ino, raw, isz, &h->v);
 	return 0;
 }
 

@@ -482,7 +482,7 @@ static bool free_now(e2map_journal_t *j, uint64_t ino, uint32_t gen)
 	if (e2map__ino_place(j->m, ino, &blk, &off) < 0 ||
 	    io_channel_read_blk64(j->m->fs->io, blk, 1, j->buf))
 		return false;
-	e2map__decode(j->m, ino, j->buf + off, isz > 1024 ? 1024 : isz, &v);
+	e2map__decode(j->m, ino, j->buf + off, isz, &v);
 	return !in_use(&v) || v.generation != gen;
 }
 
