@@ -67,3 +67,98 @@ Test(history_edge, large_inodes_checksum)
 	e2map_close(m);
 	remove_image(&t);
 }
+
+static void put16(unsigned char *p, unsigned v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	put16(p, v & 0xffff);
+	put16(p + 2, v >> 16);
+}
+
+/* An extent node of DEPTH with every one of its 340 entries pointing at
+ * block CHILD (an index) or at data block 100 (a leaf). */
+static void full_node(unsigned char *b, unsigned depth, uint32_t child)
+{
+	memset(b, 0, 4096);
+	put16(b, 0xf30a);
+	put16(b + 2, 340);
+	put16(b + 4, 340);
+	put16(b + 6, depth);
+	for (unsigned i = 0; i < 340; i++) {
+		unsigned char *e = b + 12 + 12 * i;
+
+		put32(e, i);
+		if (depth) {
+			put32(e + 4, child);
+		} else {
+			put16(e + 4, 1);
+			put32(e + 8, 100);
+		}
+	}
+}
+
+static int count_runs(uint64_t lblk, uint64_t pblk, uint64_t len, void *arg)
+{
+	(void)lblk, (void)pblk, (void)len;
+	(*(unsigned *)arg)++;
+	return 0;
+}
+
+static int keep_version(const struct e2map_version *v, void *arg)
+{
+	*(struct e2map_version *)arg = *v;
+	return 0;
+}
+
+/*
+ * A tree of depth five whose nodes point, all 340 entries each, at one
+ * node of the next depth: 340^4 leaves to a reader that follows each
+ * pointer, five blocks to one that reads a block once.  Read at once,
+ * called incomplete.
+ */
+Test(history_edge, shared_tree_blocks_are_read_once, .timeout = 30)
+{
+	struct e2map_version v = { 0 };
+	struct tmpimg t;
+	unsigned char b[4096];
+	char cmd[1200];
+	e2map_journal_t *j;
+	unsigned runs = 0;
+	e2map_t *m;
+	FILE *f;
+
+	make_image(&t, "-b 4096 -N 64 -J size=4", "16M");
+	snprintf(cmd, sizeof(cmd), "cd %s && echo x > x && debugfs -w -R "
+		 "'write x f' i.img && debugfs -w -R 'sif f size 0x100000000' "
+		 "i.img && debugfs -w -R 'sif f block[0] 0x0004f30a' i.img && "
+		 "debugfs -w -R 'sif f block[1] 0x00050004' i.img", t.dir);
+	for (int w = 2; w < 15; w++)	/* 4 index entries, each to 4004 */
+		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd),
+			 " && debugfs -w -R 'sif f block[%d] %d' i.img", w,
+			 w % 3 == 1 ? 4004 : w % 3 == 0 ? w / 3 - 1 : 0);
+	strncat(cmd, " >/dev/null 2>&1", sizeof(cmd) - strlen(cmd) - 1);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cr_assert((f = fopen(t.img, "r+b")));
+	for (unsigned d = 0; d < 5; d++) {	/* depth D at block 4000 + D */
+		full_node(b, d, 4000 + d - 1);
+		cr_assert_eq(fseek(f, (4000L + d) * 4096, SEEK_SET), 0);
+		cr_assert_eq(fwrite(b, 1, sizeof(b), f), sizeof(b));
+	}
+	fclose(f);
+	cr_assert_eq(e2map_open(t.img, "unmountable", &m), 0);
+	cr_assert_eq(e2map_journal_open(m, &j), 0);
+	cr_assert_eq(e2map_inode_history(j, 12, keep_version, &v), 0);
+	cr_assert_eq(v.i_block[0], 0x0a, "f is not inode 12");
+	int rc = e2map_version_map(j, &v, count_runs, &runs);
+
+	cr_expect_eq(rc, 0, "rc %d runs %u", rc, runs);
+	cr_expect_leq(runs, 340);
+	e2map_journal_close(j);
+	e2map_close(m);
+	remove_image(&t);
+}

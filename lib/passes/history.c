@@ -335,7 +335,25 @@ struct walk {
 	struct vmap *out;
 	uint64_t nblocks;
 	uint64_t counted;	/* blocks the map holds, tree blocks too */
+	struct blkset seen;	/* tree and indirect blocks read */
 };
+
+/*
+ * No map holds a tree or indirect block twice; a hostile one that points
+ * at one block from every entry would make the walk exponential (340^4
+ * leaves from five blocks).  A second visit is damage: 1, or -ENOMEM.
+ */
+static int seen_before(struct walk *w, uint64_t pblk)
+{
+	int err = 0;
+
+	if (e2map__blkset_add(&w->seen, pblk, &err))
+		return 0;
+	if (err)
+		return err;
+	w->out->whole = false;
+	return 1;
+}
 
 static int ext_node(struct walk *w, const unsigned char *node, size_t room,
 		    int want_depth);
@@ -343,11 +361,13 @@ static int ext_node(struct walk *w, const unsigned char *node, size_t room,
 static int ext_index(struct walk *w, const unsigned char *e, int depth)
 {
 	uint64_t leaf = le32(e + 4) | (uint64_t)le16(e + 8) << 32;
-	unsigned char *buf = malloc(w->j->m->bs);
+	unsigned char *buf;
 	int err;
 
 	w->counted++;
-	if (!buf)
+	if ((err = seen_before(w, leaf)) != 0)
+		return err < 0 ? err : 0;
+	if (!(buf = malloc(w->j->m->bs)))
 		return -ENOMEM;
 	err = meta_block(w->j, w->h, w->out, leaf, buf);
 	if (err == -ENOMEM) {
@@ -411,6 +431,8 @@ static int ind_block(struct walk *w, uint64_t pblk, int level, uint64_t base)
 	if (!pblk || base >= w->nblocks)
 		return 0;
 	w->counted++;
+	if ((err = seen_before(w, pblk)) != 0)
+		return err < 0 ? err : 0;
 	if (!(buf = malloc(w->j->m->bs)))
 		return -ENOMEM;
 	if ((err = meta_block(w->j, w->h, w->out, pblk, buf)) < 0) {
@@ -479,7 +501,7 @@ static void count_check(const struct walk *w)
 int e2map__vmap(e2map_journal_t *j, const struct hver *h, struct vmap *out)
 {
 	struct walk w = { j, h, out, (h->v.size + j->m->bs - 1) >> j->m->bits,
-			  0 };
+			  0, { 0 } };
 	int err;
 
 	out->whole = true;
@@ -492,6 +514,7 @@ int e2map__vmap(e2map_journal_t *j, const struct hver *h, struct vmap *out)
 					     : ind_map(&w);
 	if (!err)
 		count_check(&w);
+	e2map__blkset_free(&w.seen);
 	return err;
 }
 
