@@ -370,14 +370,12 @@ static int ext_index(struct walk *w, const unsigned char *e, int depth)
 	if (!(buf = malloc(w->j->m->bs)))
 		return -ENOMEM;
 	err = meta_block(w->j, w->h, w->out, leaf, buf);
-	if (err == -ENOMEM) {
-		free(buf);
-		return err;
-	}
-	if (err < 0)
-		w->out->whole = false;
-	else
+	if (err >= 0)
 		err = ext_node(w, buf, w->j->m->bs, depth - 1);
+	else if (err != -ENOMEM) {	/* a part missing, not an error */
+		w->out->whole = false;
+		err = 0;
+	}
 	free(buf);
 	return err;
 }
