@@ -268,8 +268,15 @@ static void report_json(const struct target *t,
 		cmd_json_append(ranges, r);
 	}
 	cmd_json_set(o, "ranges", ranges);
-	cmd_json_set(o, "path", t->path ? json_string(t->path) : json_null());
-	cmd_json_set(o, "file", file ? json_string(file) : json_null());
+	/* Names are bytes: not UTF-8, they come as names do ("_hex" too). */
+	if (t->path)
+		cmd_json_set_name(o, "path", t->path, strlen(t->path));
+	else
+		cmd_json_set(o, "path", json_null());
+	if (file)
+		cmd_json_set_name(o, "file", file, strlen(file));
+	else
+		cmd_json_set(o, "file", json_null());
 	if (file)
 		json_digests(o, h);
 	cmd_json_print(o);

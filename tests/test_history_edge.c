@@ -7,6 +7,9 @@
 
 #include <e2map.h>
 
+#include "cli_run.h"
+
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,16 +132,21 @@ static void tree_image(struct tmpimg *t, unsigned hi, e2map_t **m,
 	FILE *f;
 
 	make_image(t, "-b 4096 -N 64 -J size=4", "16M");
-	snprintf(cmd, sizeof(cmd), "cd %s && echo x > x && debugfs -w -R "
+	snprintf(cmd, sizeof(cmd), "cd %s && (echo x > x && debugfs -w -R "
 		 "'write x f' i.img && debugfs -w -R 'sif f size 0x100000000' "
 		 "i.img && debugfs -w -R 'sif f block[0] 0x0004f30a' i.img && "
 		 "debugfs -w -R 'sif f block[1] 0x00050004' i.img", t->dir);
-	for (int w = 2; w < 15; w++)	/* ei_block I, ei_leaf 4004, hi */
+	for (int w = 2; w < 15; w++) {	/* ei_block I, ei_leaf 4004, hi */
+		static const char *const ind[] = { "IND", "DIND", "TIND" };
+		char word[8];
+
+		snprintf(word, sizeof(word), "%d", w);
 		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd),
-			 " && debugfs -w -R 'sif f block[%d] %u' i.img", w,
-			 w % 3 == 1 ? 4004u : w % 3 == 0 ? w / 3u - 1 :
-			 w > 2 ? hi : 0u);
-	strncat(cmd, " >/dev/null 2>&1", sizeof(cmd) - strlen(cmd) - 1);
+			 " && debugfs -w -R 'sif f block[%s] %u' i.img",
+			 w < 12 ? word : ind[w - 12], w % 3 == 1 ? 4004u :
+			 w % 3 == 0 ? w / 3u - 1 : w > 2 ? hi : 0u);
+	}
+	strncat(cmd, ") >/dev/null 2>&1", sizeof(cmd) - strlen(cmd) - 1);
 	cr_assert_eq(system(cmd), 0, "%s", cmd);
 	cr_assert((f = fopen(t->img, "r+b")));
 	for (unsigned d = 0; d < 5; d++) {
@@ -151,6 +159,8 @@ static void tree_image(struct tmpimg *t, unsigned hi, e2map_t **m,
 	cr_assert_eq(e2map_journal_open(*m, j), 0);
 	cr_assert_eq(e2map_inode_history(*j, 12, keep_version, v), 0);
 	cr_assert_eq(v->i_block[0], 0x0a, "f is not inode 12");
+	cr_assert_eq(v->i_block[52] | v->i_block[53] << 8, 4004,
+		     "debugfs did not set the last entry");
 }
 
 /*
@@ -195,5 +205,36 @@ Test(history_edge, index_past_the_device_is_incomplete)
 	cr_expect_gt(runs, 0);
 	e2map_journal_close(j);
 	e2map_close(m);
+	remove_image(&t);
+}
+
+/*
+ * recover --format jsonl of a file whose old name is not UTF-8: its line
+ * is written, the path as the other names are ("path" with U+FFFD,
+ * "path_hex" the bytes).  The deletion is the kernel's: a loop mount
+ * (skipped where refused).
+ */
+Test(history_edge, recover_jsonl_non_utf8_path)
+{
+	struct tmpimg t;
+	struct cli_out r;
+	char cmd[700], dest[128];
+
+	make_image(&t, "-b 1024", "8M");
+	snprintf(cmd, sizeof(cmd), "cd %s && mkdir m && mount -o loop i.img m "
+		 ">/dev/null 2>&1 && { n=$(printf '\\377\\376'); head -c 3000 "
+		 "/dev/zero > \"m/$n\"; sync; rm \"m/$n\"; sync; umount m; }",
+		 t.dir);
+	if (system(cmd) != 0) {
+		remove_image(&t);
+		cr_skip_test("cannot loop-mount an image here (not root?)");
+	}
+	snprintf(dest, sizeof(dest), "%s/out", t.dir);
+	cr_assert_eq(cli_run((const char *const[]){ "recover", "--all",
+		"--format", "jsonl", t.img, dest, NULL }, &r), 0);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "\"path_hex\":\"2ffffe\""), "out: %s", r.out);
+	cr_expect(strstr(r.out, "\"state\":\"complete\""), "out: %s", r.out);
+	cli_out_free(&r);
 	remove_image(&t);
 }
