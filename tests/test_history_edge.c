@@ -238,3 +238,48 @@ Test(history_edge, recover_jsonl_non_utf8_path)
 	cli_out_free(&r);
 	remove_image(&t);
 }
+
+static int count_dir_name(const struct e2map_dir_name *d, void *arg)
+{
+	(void)d;
+	(*(unsigned *)arg)++;
+	return 0;
+}
+
+/*
+ * 64 KiB blocks: a block whose one entry spans it stores rec_len 65535
+ * (ext4_rec_len_to_disk).  249 names of 255 bytes: 248 fill the first
+ * block, the last is alone in the second.  The directory's history
+ * holds all of them.
+ */
+Test(history_edge, dir_history_64k_rec_len)
+{
+	struct tmpimg t;
+	char cmd[700];
+	unsigned n = 0;
+	e2map_journal_t *j;
+	e2map_t *m;
+	uint64_t ino;
+	struct e2map_stat st = E2MAP_STAT_INIT;
+
+	snprintf(t.dir, sizeof(t.dir), "/tmp/e2map-hedge-XXXXXX");
+	cr_assert(mkdtemp(t.dir));
+	snprintf(t.img, sizeof(t.img), "%s/i.img", t.dir);
+	snprintf(cmd, sizeof(cmd), "cd %s && mkdir -p s/d && p=$(printf "
+		 "'%%0252d' 0) && for i in $(seq 100 348); do : > s/d/$p$i; "
+		 "done && mkfs.ext4 -q -F -b 65536 -O ^metadata_csum -N 512 "
+		 "-d s i.img 256M >/dev/null 2>&1", t.dir);
+	if (system(cmd) != 0) {
+		remove_image(&t);
+		cr_skip_test("mkfs.ext4 -b 65536 -d failed here");
+	}
+	cr_assert_eq(e2map_open(t.img, "unmountable", &m), 0);
+	cr_assert_eq(e2map_path_stat(m, "/d", &st), 0);
+	ino = st.ino;
+	cr_assert_eq(e2map_journal_open(m, &j), 0);
+	cr_assert_eq(e2map_dir_history(j, ino, count_dir_name, &n), 0);
+	cr_expect_eq(n, 249);
+	e2map_journal_close(j);
+	e2map_close(m);
+	remove_image(&t);
+}

@@ -582,12 +582,12 @@ static int block_names(struct names *s, const unsigned char *b, size_t size,
 
 	while (off + 8 <= size) {
 		ino = le32(b + off);
-		rec = le16(b + off + 4);
+		rec = e2map__rec_len(b + off, (uint32_t)size);
 		nlen = b[off + 6];
 		if (rec < 12 || rec % 4 || off + rec > size || nlen + 8 > rec)
 			break;
-		if (ino && nlen && !(nlen <= 2 && b[off + 8] == '.' &&
-				     (nlen == 1 || b[off + 9] == '.')) &&
+		if (ino && nlen &&
+		    !e2map__is_dot((const char *)b + off + 8, nlen) &&
 		    (err = add_name(s, b + off + 8, nlen, ino, tid, now)) < 0)
 			return err;
 		off += rec;
