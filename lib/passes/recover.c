@@ -301,7 +301,11 @@ static int choose(e2map_journal_t *j, const e2map_blockmap_t *owners,
 			p->map_whole = err;
 			return 1;
 		}
-		*vm = (struct vmap){ .owners = owners, .ino = p->ino };
+		/* A block the inode owns now is the version's own only when
+		 * the inode is still that file (an orphan); reused, it is
+		 * the new file's, and no tree block of the old. */
+		*vm = (struct vmap){ .owners = owners,
+				     .ino = now ? 0 : p->ino };
 		if ((err = e2map__vmap(j, &v[i], vm)) < 0)
 			return err;
 		if (vm->n) {
