@@ -83,9 +83,8 @@ int e2map__ino_place(e2map_t *m, uint64_t ino, uint64_t *blk, uint32_t *off)
 	return 0;
 }
 
-/* A time and its extra word (epoch bits, nanoseconds) where there is one. */
-static void put_time(const unsigned char *raw, unsigned isz, unsigned at,
-		     unsigned extra, int64_t *sec, uint32_t *ns)
+void e2map__inode_time(const unsigned char *raw, unsigned isz, unsigned at,
+		       unsigned extra, int64_t *sec, uint32_t *ns)
 {
 	unsigned room = isz > 128 ? 128 + le16(raw + 128) : 128;
 
@@ -140,10 +139,10 @@ void e2map__decode(e2map_t *m, uint64_t ino, const unsigned char *raw,
 	v->file_acl = le32(raw + 104) | (uint64_t)le16(raw + 118) << 32;
 	v->generation = le32(raw + 100);
 	memcpy(v->i_block, raw + 40, 60);
-	put_time(raw, isz, 8, 140, &v->atime, &v->atime_ns);
-	put_time(raw, isz, 12, 132, &v->ctime, &v->ctime_ns);
-	put_time(raw, isz, 16, 136, &v->mtime, &v->mtime_ns);
-	put_time(raw, isz, 144, 148, &v->crtime, &v->crtime_ns);
+	e2map__inode_time(raw, isz, 8, 140, &v->atime, &v->atime_ns);
+	e2map__inode_time(raw, isz, 12, 132, &v->ctime, &v->ctime_ns);
+	e2map__inode_time(raw, isz, 16, 136, &v->mtime, &v->mtime_ns);
+	e2map__inode_time(raw, isz, 144, 148, &v->crtime, &v->crtime_ns);
 	if (ext2fs_has_feature_metadata_csum(fs->super) &&
 	    inode_csum_bad(fs, ino, raw))
 		v->flags |= E2MAP_COPY_CSUM_BAD;
