@@ -271,6 +271,8 @@ void cmd_put_quoted(FILE *out, const char *s, size_t len, bool always,
 /* Room for NEED elements of ELEM bytes in *V (capacity *CAP, doubled as
  * it grows): 0 or -ENOMEM, *V kept. */
 int cmd_grow(void **v, size_t *cap, size_t need, size_t elem);
+/* util.c: "<N>" as debugfs spells an inode: N; 0 for anything else */
+uint64_t cmd_ino_operand(const char *s);
 /* strerror(-err): the tools' words (not e2map_strerror's). */
 const char *cmd_tool_strerror(int err);
 /* With --why: "e2map: CMD: IMAGE:PATH: REASON (detail)" on stderr. */

@@ -46,24 +46,11 @@ const struct cmd_spec history_spec = {
 "<INO> names an inode by number (debugfs's notation), deleted ones too.\n",
 };
 
-/* "<N>" as debugfs spells an inode: N, or 0. */
-static uint64_t ino_operand(const char *s)
-{
-	char *end;
-	unsigned long long n;
-
-	if (s[0] != '<' || s[1] < '0' || s[1] > '9')
-		return 0;
-	errno = 0;
-	n = strtoull(s + 1, &end, 10);
-	return errno || strcmp(end, ">") ? 0 : (uint64_t)n;
-}
-
 /* PATH or <INO> to an inode number; 0 after the error line. */
 static uint64_t find_ino(struct cmd_ctx *ctx, const char *cmd, const char *arg)
 {
 	struct e2map_stat st = { .version = E2MAP_STAT_VERSION };
-	uint64_t ino = ino_operand(arg);
+	uint64_t ino = cmd_ino_operand(arg);
 	int err;
 
 	if (ino || arg[0] == '<') {

@@ -59,18 +59,6 @@ struct recover_run {
 	int failed;
 };
 
-static uint64_t ino_operand(const char *s)
-{
-	char *end;
-	unsigned long long n;
-
-	if (s[0] != '<' || s[1] < '0' || s[1] > '9')
-		return 0;
-	errno = 0;
-	n = strtoull(s + 1, &end, 10);
-	return errno || strcmp(end, ">") ? 0 : (uint64_t)n;
-}
-
 static int check_operands(struct cmd_ctx *ctx)
 {
 	const struct recover_opts *o = ctx->opts;
@@ -82,7 +70,7 @@ static int check_operands(struct cmd_ctx *ctx)
 		return cmd_usage_error("recover", "which inodes? <INO>... or "
 				       "--all");
 	for (i = 1; i + 1 < ctx->ops.n; i++)
-		if (!ino_operand(ctx->ops.v[i]))
+		if (!cmd_ino_operand(ctx->ops.v[i]))
 			return cmd_usage_error("recover", "invalid inode '%s' "
 					       "(<INO>, as debugfs)",
 					       cmd_esc(ctx->ops.v[i]));
@@ -280,8 +268,15 @@ static void report_json(const struct target *t,
 		cmd_json_append(ranges, r);
 	}
 	cmd_json_set(o, "ranges", ranges);
-	cmd_json_set(o, "path", t->path ? json_string(t->path) : json_null());
-	cmd_json_set(o, "file", file ? json_string(file) : json_null());
+	/* Names are bytes: not UTF-8, they come as names do ("_hex" too). */
+	if (t->path)
+		cmd_json_set_name(o, "path", t->path, strlen(t->path));
+	else
+		cmd_json_set(o, "path", json_null());
+	if (file)
+		cmd_json_set_name(o, "file", file, strlen(file));
+	else
+		cmd_json_set(o, "file", json_null());
 	if (file)
 		json_digests(o, h);
 	cmd_json_print(o);
@@ -348,7 +343,7 @@ static int collect(struct recover_run *r)
 	if (o->all)
 		err = e2map_deleted_inodes(r->j, add_target, r);
 	for (i = 1; !o->all && i + 1 < r->ctx->ops.n && !err; i++)
-		err = add_target(ino_operand(r->ctx->ops.v[i]), r);
+		err = add_target(cmd_ino_operand(r->ctx->ops.v[i]), r);
 	if (!err && r->n && (err = e2map_paths_build(r->ctx->m, &r->paths)) == 0)
 		err = e2map_scan(r->ctx->m, dir_names, r);
 	return err;

@@ -37,13 +37,13 @@ static char ft_letter(unsigned ft)
 	return ft < 8 ? letters[ft] : '-';
 }
 
+/* The entry's type byte named as a live record's type is. */
 static const char *ft_name(unsigned ft)
 {
-	static const char *const names[] = { "unknown", "regular",
-		"directory", "chardev", "blockdev", "fifo", "socket",
-		"symlink" };
+	static const uint32_t modes[] = { 0, S_IFREG, S_IFDIR, S_IFCHR,
+		S_IFBLK, S_IFIFO, S_IFSOCK, S_IFLNK };
 
-	return ft < 8 ? names[ft] : "unknown";
+	return scan_type_name(ft < 8 ? modes[ft] : 0);
 }
 
 /* "DIR/NAME" into run->path: "<D>/NAME" for a directory no name reaches. */

@@ -209,3 +209,16 @@ int cmd_grow(void **v, size_t *cap, size_t need, size_t elem)
 	*cap = n;
 	return 0;
 }
+
+/* "<N>" as debugfs spells an inode: N, or 0. */
+uint64_t cmd_ino_operand(const char *s)
+{
+	char *end;
+	unsigned long long n;
+
+	if (s[0] != '<' || s[1] < '0' || s[1] > '9')
+		return 0;
+	errno = 0;
+	n = strtoull(s + 1, &end, 10);
+	return errno || strcmp(end, ">") ? 0 : (uint64_t)n;
+}

@@ -50,6 +50,10 @@ int e2map__find_entry(e2map_file_t *dir, const struct e2map_name *n,
 typedef int (*e2map__dirent_cb)(uint32_t ino, const struct e2map_name *name,
 				void *payload);
 
+/* entry.c: ext4_rec_len_from_disk, the entry DE's rec_len in a block of
+ * BS bytes (65535 or 0 in a 64 KiB block: the whole block) */
+uint32_t e2map__rec_len(const unsigned char *de, uint32_t bs);
+
 /*
  * slack.c: the names directory DIR still holds where no live entry is
  * (in a live entry's rec_len slack, or a block's first entry with its

@@ -44,8 +44,6 @@ static inline uint32_t dx_block(const struct frame *fr, unsigned i)
 
 /* entry.c */
 struct dir e2map__dir_of(e2map_file_t *f);
-/* ext4_rec_len_from_disk */
-uint32_t e2map__rec_len(const unsigned char *de, uint32_t bs);
 /* ext4_dir_rec_len */
 uint32_t e2map__dir_rec_len(unsigned name_len, bool hash);
 /* __ext4_check_dir_entry, on a matching entry at OFF of a SIZE buffer. */

@@ -46,6 +46,8 @@ struct scan {
 	struct jhead *head;
 	struct ptag *pt;
 	size_t npt, cappt;
+	size_t pend;		/* the last descriptor's first tag in PT */
+	uint32_t pdesc;		/* that descriptor; 0: none pending */
 	struct commit *cm;
 	size_t ncm, capcm;
 	struct revoke_rec { uint64_t blk; uint32_t tid; } *rv;
@@ -66,6 +68,25 @@ static int jlog_read(struct jnl *j, uint32_t off, unsigned char *buf)
 	return 0;
 }
 
+/*
+ * A header at B ends the blocks that follow the last descriptor: its tags
+ * from B on are stale.  Dropped now, not when placed, so that a log of
+ * descriptors alone (511 tags each) keeps no more tags than it has blocks.
+ */
+static void trim_tags(struct scan *s, uint32_t b)
+{
+	size_t room;
+
+	if (!s->pdesc)
+		return;
+	room = b - s->pdesc - 1;
+	if (s->npt - s->pend > room) {
+		s->npt = s->pend + room;
+		s->l->stale_tags++;
+	}
+	s->pdesc = 0;
+}
+
 static int keep_tags(struct scan *s, uint32_t at, uint32_t tid)
 {
 	struct jnl *j = s->j;
@@ -77,6 +98,8 @@ static int keep_tags(struct scan *s, uint32_t at, uint32_t tid)
 		s->l->bad_blocks++;
 		return 0;
 	}
+	s->pend = s->npt;
+	s->pdesc = at;
 	while (e2map__jnl_tag_next(j, j->bh, &p, &t)) {
 		struct ptag *q;
 
@@ -150,6 +173,7 @@ static int read_heads(struct scan *s)
 		type = be32(j->bh + 4);
 		tid = be32(j->bh + 8);
 		/* any header stops the tags before it, type 0 too */
+		trim_tags(s, b);
 		s->head[b] = (struct jhead){ tid, (uint8_t)(type && type < 255 ?
 							    type : 255) };
 		if (type == JB_DESCRIPTOR)

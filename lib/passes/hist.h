@@ -34,7 +34,13 @@ int e2map__versions(e2map_journal_t *j, uint64_t ino, struct hver **v,
 		    size_t *n);
 /* history.c: where INO lies: its inode-table block and byte offset */
 int e2map__ino_place(e2map_t *m, uint64_t ino, uint64_t *blk, uint32_t *off);
-/* history.c: RAW (ISZ bytes) of inode INO decoded into V's fields */
+/* history.c: the time at byte AT of inode RAW (ISZ bytes) and its extra
+ * word at EXTRA (ext4_decode_extra_time: epoch bits, nanoseconds) where
+ * the inode holds one; 0 where it holds no AT (a small inode's crtime) */
+void e2map__inode_time(const unsigned char *raw, unsigned isz, unsigned at,
+		       unsigned extra, int64_t *sec, uint32_t *ns);
+/* history.c: RAW (the whole inode, ISZ bytes) of inode INO decoded into
+ * V's fields */
 void e2map__decode(e2map_t *m, uint64_t ino, const unsigned char *raw,
 		   unsigned isz, struct e2map_version *v);
 

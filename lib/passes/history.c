@@ -83,9 +83,8 @@ int e2map__ino_place(e2map_t *m, uint64_t ino, uint64_t *blk, uint32_t *off)
 	return 0;
 }
 
-/* A time and its extra word (epoch bits, nanoseconds) where there is one. */
-static void put_time(const unsigned char *raw, unsigned isz, unsigned at,
-		     unsigned extra, int64_t *sec, uint32_t *ns)
+void e2map__inode_time(const unsigned char *raw, unsigned isz, unsigned at,
+		       unsigned extra, int64_t *sec, uint32_t *ns)
 {
 	unsigned room = isz > 128 ? 128 + le16(raw + 128) : 128;
 
@@ -102,11 +101,32 @@ static void put_time(const unsigned char *raw, unsigned isz, unsigned at,
 	}
 }
 
+/*
+ * ext2fs_inode_csum_verify reads the whole inode (EXT2_INODE_SIZE, up to
+ * the block size) and zeroes the checksum fields as it goes: a copy of
+ * all of it, which RAW holds.
+ */
+static bool inode_csum_bad(ext2_filsys fs, uint64_t ino,
+			   const unsigned char *raw)
+{
+	size_t isz = EXT2_INODE_SIZE(fs->super);
+	unsigned char small[1024], *copy = small;
+	bool bad;
+
+	if (isz > sizeof(small) && !(copy = malloc(isz)))
+		return false;	/* unchecked, not bad */
+	memcpy(copy, raw, isz);
+	bad = !ext2fs_inode_csum_verify(fs, (ext2_ino_t)ino,
+					(struct ext2_inode_large *)copy);
+	if (copy != small)
+		free(copy);
+	return bad;
+}
+
 void e2map__decode(e2map_t *m, uint64_t ino, const unsigned char *raw,
 		   unsigned isz, struct e2map_version *v)
 {
 	ext2_filsys fs = m->fs;
-	unsigned char copy[1024];
 
 	v->mode = le16(raw);
 	v->uid = le16(raw + 2) | (uint32_t)le16(raw + 120) << 16;
@@ -119,16 +139,13 @@ void e2map__decode(e2map_t *m, uint64_t ino, const unsigned char *raw,
 	v->file_acl = le32(raw + 104) | (uint64_t)le16(raw + 118) << 32;
 	v->generation = le32(raw + 100);
 	memcpy(v->i_block, raw + 40, 60);
-	put_time(raw, isz, 8, 140, &v->atime, &v->atime_ns);
-	put_time(raw, isz, 12, 132, &v->ctime, &v->ctime_ns);
-	put_time(raw, isz, 16, 136, &v->mtime, &v->mtime_ns);
-	put_time(raw, isz, 144, 148, &v->crtime, &v->crtime_ns);
-	if (ext2fs_has_feature_metadata_csum(fs->super) && isz <= sizeof(copy)) {
-		memcpy(copy, raw, isz);
-		if (!ext2fs_inode_csum_verify(fs, (ext2_ino_t)ino,
-					      (struct ext2_inode_large *)copy))
-			v->flags |= E2MAP_COPY_CSUM_BAD;
-	}
+	e2map__inode_time(raw, isz, 8, 140, &v->atime, &v->atime_ns);
+	e2map__inode_time(raw, isz, 12, 132, &v->ctime, &v->ctime_ns);
+	e2map__inode_time(raw, isz, 16, 136, &v->mtime, &v->mtime_ns);
+	e2map__inode_time(raw, isz, 144, 148, &v->crtime, &v->crtime_ns);
+	if (ext2fs_has_feature_metadata_csum(fs->super) &&
+	    inode_csum_bad(fs, ino, raw))
+		v->flags |= E2MAP_COPY_CSUM_BAD;
 }
 
 /*
@@ -154,16 +171,16 @@ static int add_version(e2map_journal_t *j, uint64_t ino, const unsigned char *ra
 	unsigned isz = EXT2_INODE_SIZE(m->fs->super);
 	struct hver *h;
 
-	if (isz > sizeof(h->raw))
-		isz = sizeof(h->raw);
 	if (e2map__grow((void **)v, cap, *n + 1, sizeof(**v)) < 0)
 		return -ENOMEM;
 	h = &(*v)[(*n)++];
 	memset(h, 0, sizeof(*h));
+	e2map__decode(m, ino, raw, isz, &h->v);
+	if (isz > sizeof(h->raw))
+		isz = sizeof(h->raw);
 	memcpy(h->raw, raw, isz);
 	h->isz = isz;
 	h->v.copies = 1;
-	e2map__decode(m, ino, raw, isz, &h->v);
 	return 0;
 }
 
@@ -317,7 +334,25 @@ struct walk {
 	struct vmap *out;
 	uint64_t nblocks;
 	uint64_t counted;	/* blocks the map holds, tree blocks too */
+	struct blkset seen;	/* tree and indirect blocks read */
 };
+
+/*
+ * No map holds a tree or indirect block twice; a hostile one that points
+ * at one block from every entry would make the walk exponential (340^4
+ * leaves from five blocks).  A second visit is damage: 1, or -ENOMEM.
+ */
+static int seen_before(struct walk *w, uint64_t pblk)
+{
+	int err = 0;
+
+	if (e2map__blkset_add(&w->seen, pblk, &err))
+		return 0;
+	if (err)
+		return err;
+	w->out->whole = false;
+	return 1;
+}
 
 static int ext_node(struct walk *w, const unsigned char *node, size_t room,
 		    int want_depth);
@@ -325,21 +360,21 @@ static int ext_node(struct walk *w, const unsigned char *node, size_t room,
 static int ext_index(struct walk *w, const unsigned char *e, int depth)
 {
 	uint64_t leaf = le32(e + 4) | (uint64_t)le16(e + 8) << 32;
-	unsigned char *buf = malloc(w->j->m->bs);
+	unsigned char *buf;
 	int err;
 
 	w->counted++;
-	if (!buf)
+	if ((err = seen_before(w, leaf)) != 0)
+		return err < 0 ? err : 0;
+	if (!(buf = malloc(w->j->m->bs)))
 		return -ENOMEM;
 	err = meta_block(w->j, w->h, w->out, leaf, buf);
-	if (err == -ENOMEM) {
-		free(buf);
-		return err;
-	}
-	if (err < 0)
-		w->out->whole = false;
-	else
+	if (err >= 0)
 		err = ext_node(w, buf, w->j->m->bs, depth - 1);
+	else if (err != -ENOMEM) {	/* a part missing, not an error */
+		w->out->whole = false;
+		err = 0;
+	}
 	free(buf);
 	return err;
 }
@@ -393,6 +428,8 @@ static int ind_block(struct walk *w, uint64_t pblk, int level, uint64_t base)
 	if (!pblk || base >= w->nblocks)
 		return 0;
 	w->counted++;
+	if ((err = seen_before(w, pblk)) != 0)
+		return err < 0 ? err : 0;
 	if (!(buf = malloc(w->j->m->bs)))
 		return -ENOMEM;
 	if ((err = meta_block(w->j, w->h, w->out, pblk, buf)) < 0) {
@@ -461,7 +498,7 @@ static void count_check(const struct walk *w)
 int e2map__vmap(e2map_journal_t *j, const struct hver *h, struct vmap *out)
 {
 	struct walk w = { j, h, out, (h->v.size + j->m->bs - 1) >> j->m->bits,
-			  0 };
+			  0, { 0 } };
 	int err;
 
 	out->whole = true;
@@ -474,6 +511,7 @@ int e2map__vmap(e2map_journal_t *j, const struct hver *h, struct vmap *out)
 					     : ind_map(&w);
 	if (!err)
 		count_check(&w);
+	e2map__blkset_free(&w.seen);
 	return err;
 }
 
@@ -543,12 +581,12 @@ static int block_names(struct names *s, const unsigned char *b, size_t size,
 
 	while (off + 8 <= size) {
 		ino = le32(b + off);
-		rec = le16(b + off + 4);
+		rec = e2map__rec_len(b + off, (uint32_t)size);
 		nlen = b[off + 6];
 		if (rec < 12 || rec % 4 || off + rec > size || nlen + 8 > rec)
 			break;
-		if (ino && nlen && !(nlen <= 2 && b[off + 8] == '.' &&
-				     (nlen == 1 || b[off + 9] == '.')) &&
+		if (ino && nlen &&
+		    !e2map__is_dot((const char *)b + off + 8, nlen) &&
 		    (err = add_name(s, b + off + 8, nlen, ino, tid, now)) < 0)
 			return err;
 		off += rec;

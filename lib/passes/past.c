@@ -6,7 +6,7 @@
  * their metadata, and orphans.  Inodes are read as their tables hold
  * them, without the kernel's checks, which a free inode fails.
  */
-#include "passes.h"
+#include "hist.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -24,18 +24,13 @@ struct imap {
 	int state;		/* 0: none read; 1: B holds G's; -1: G unused */
 };
 
-/* ext4_decode_extra_time: the epoch bits above the signed 32-bit second. */
+/* history.c's decoding, into a timespec. */
 static struct e2map_timespec past_time(const unsigned char *raw,
-				       size_t have, size_t at, size_t extra)
+				       size_t have, unsigned at, unsigned extra)
 {
-	struct e2map_timespec t = { (int32_t)le32(raw + at), 0 };
-	uint32_t x;
+	struct e2map_timespec t;
 
-	if (extra + 4 > have)
-		return t;
-	x = le32(raw + extra);
-	t.sec += (int64_t)(x & 3) << 32;
-	t.nsec = x >> 2;
+	e2map__inode_time(raw, (unsigned)have, at, extra, &t.sec, &t.nsec);
 	return t;
 }
 
@@ -56,12 +51,12 @@ static void past_decode(const unsigned char *raw, size_t have,
 	out->size = le32(raw + 4) | (uint64_t)le32(raw + 108) << 32;
 	out->links = le16(raw + 26);
 	out->flags = le32(raw + 32);
-	out->atime = past_time(raw, end, 8, 140);
-	out->ctime = past_time(raw, end, 12, 132);
-	out->mtime = past_time(raw, end, 16, 136);
+	out->atime = past_time(raw, have, 8, 140);
+	out->ctime = past_time(raw, have, 12, 132);
+	out->mtime = past_time(raw, have, 16, 136);
 	out->dtime = le32(raw + 20);
 	if (end >= 148) {
-		out->crtime = past_time(raw, end, 144, 148);
+		out->crtime = past_time(raw, have, 144, 148);
 		out->has_crtime = 1;
 	}
 }

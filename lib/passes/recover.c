@@ -301,7 +301,11 @@ static int choose(e2map_journal_t *j, const e2map_blockmap_t *owners,
 			p->map_whole = err;
 			return 1;
 		}
-		*vm = (struct vmap){ .owners = owners, .ino = p->ino };
+		/* A block the inode owns now is the version's own only when
+		 * the inode is still that file (an orphan); reused, it is
+		 * the new file's, and no tree block of the old. */
+		*vm = (struct vmap){ .owners = owners,
+				     .ino = now ? 0 : p->ino };
 		if ((err = e2map__vmap(j, &v[i], vm)) < 0)
 			return err;
 		if (vm->n) {
@@ -482,7 +486,7 @@ static bool free_now(e2map_journal_t *j, uint64_t ino, uint32_t gen)
 	if (e2map__ino_place(j->m, ino, &blk, &off) < 0 ||
 	    io_channel_read_blk64(j->m->fs->io, blk, 1, j->buf))
 		return false;
-	e2map__decode(j->m, ino, j->buf + off, isz > 1024 ? 1024 : isz, &v);
+	e2map__decode(j->m, ino, j->buf + off, isz, &v);
 	return !in_use(&v) || v.generation != gen;
 }
 

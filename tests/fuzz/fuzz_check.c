@@ -10,7 +10,9 @@
  * commits, into memory) and the recovered image walked the same way.
  * The journal's past is read too (e2map_journal_open: every descriptor
  * anywhere in the log area), as `e2map history` and `e2map recover --all`
- * read it: a damaged log's lying tags and counts go through it.
+ * read it: a damaged log's lying tags and counts go through it.  And
+ * what `scan -d` reads: the names in every directory's slack (lying
+ * rec_len and name_len) and the free inodes.
  */
 #include <e2map.h>
 
@@ -128,6 +130,27 @@ static void past(e2map_t *m)
 	e2map_journal_close(j);
 }
 
+static int count_deleted(const struct e2map_deleted_name *d, void *arg)
+{
+	*(size_t *)arg += d->name_len + d->dir_path_len;
+	return 0;
+}
+
+static int count_free(const struct e2map_free_inode *f, void *arg)
+{
+	*(size_t *)arg += f->inode.size != 0;
+	return 0;
+}
+
+/* What scan -d reads: every directory's slack, every free inode. */
+static void deleted(e2map_t *m, const e2map_paths_t *p)
+{
+	size_t n = 0;
+
+	e2map_deleted_names(m, p, count_deleted, &n);
+	e2map_free_inodes(m, count_free, &n);
+}
+
 static void walk(const char *path, const char *options)
 {
 	e2map_paths_t *p = NULL;
@@ -137,6 +160,8 @@ static void walk(const char *path, const char *options)
 		return;
 	e2map_paths_build(m, &p);
 	e2map_scan(m, visit, p);
+	if (p)
+		deleted(m, p);
 	e2map_paths_free(p);
 	lookups(m);
 	if (!options)

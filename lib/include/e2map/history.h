@@ -8,6 +8,7 @@
 #define E2MAP_PUBLIC_HISTORY_H
 
 #include <e2map/common.h>
+#include <e2map/file.h>	/* struct e2map_digest */
 
 #ifdef __cplusplus
 extern "C" {
