@@ -11,6 +11,8 @@ operations on the kernel's read-write mounts, and their ground truth
     diff-ops.py verify MNT_A MNT_B CHANGES.gz
                                           ro mounts: the record is whole
     diff-ops.py cmp MNT_A MNT_B BS        differing bytes of files in both
+    diff-ops.py cross CHANGES.gz RSYNC.gz CMP.gz
+                                          the recordings explained by the record
 
 change writes OUT.jsonl in the schema of docs/diff.md: a line per change
 (the ranges a data operation touched are its own arguments), "dir_entries"
@@ -143,7 +145,7 @@ def build(t):
             rel = "/" + os.path.relpath(os.path.join(top, name), t.mnt)
             if not rel.startswith("/lost+found"):
                 t.times(rel)
-    for d in sorted(DIRS, key=lambda d: -d.count("/")):
+    for d in sorted(DIRS, key=lambda d: -d.count("/")) + ["/"]:
         t.times(d)
 
 
@@ -244,8 +246,13 @@ class Changes(Tree):
         self.rec("append", rel, ranges=[[old, n]])
 
     def overwrite(self, rel, off, n):
+        """Every byte of the range changes (its case bit flipped): the
+        range is exactly what a byte compare finds."""
         assert off + n <= self.size(rel)
-        self.pwrite(rel, piece(rel, off, n, self.bs, " overwritten"), off)
+        with open(self.p(rel), "rb") as f:
+            f.seek(off)
+            old = f.read(n)
+        self.pwrite(rel, bytes(b ^ 0x20 for b in old), off)
         self.rec("overwrite", rel, ranges=[[off, n]])
 
     def punch(self, rel, off, n):
@@ -583,8 +590,12 @@ def cmd_verify(a):
         if (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)) and \
                 ino not in changed | unchanged:
             errs.append("B %s (inode %d): in no line" % (rel, ino))
+    # An inode of A gone from B, or B's another file's (a new generation):
+    # deleted, or its type changed.
+    added = {o["ino"] for o in lines if o.get("op") == "add"}
+    gone = {o["ino"] for o in lines if o.get("op") in ("delete", "type")}
     for ino, (rel, st) in sorted(ia.items()):
-        if ino not in ib and ino not in changed:
+        if (ino not in ib or ino in added) and ino not in gone:
             errs.append("A %s (inode %d): gone, no line" % (rel, ino))
     for e in errs:
         print("diff-verify: %s" % e, file=sys.stderr)
@@ -618,6 +629,47 @@ def cmd_cmp(a):
             print("%s %d %d" % (rel, s * bs, min(e * bs, end) - s * bs))
 
 
+def cmd_cross(a):
+    """The recordings against the record: every path rsync itemizes is a
+    change's (or under a directory added, deleted or moved), every block
+    a byte compare finds differing lies in a data operation's range."""
+    lines = [json.loads(l) for l in gzip.open(a.changes, "rt")]
+    bs = lines[0]["block_size"]
+    ch = [o for o in lines if o["kind"] == "change"]
+    named = {p for o in ch for p in (o["path"], o["path_a"], o.get("link")) if p}
+    trees = {p for o in ch if o["op"] in ("add", "delete", "rename", "type")
+             for p in (o["path"], o["path_a"]) if p}
+    errs, n = [], 0
+    for l in gzip.open(a.rsync, "rt"):
+        item, _, p = l.rstrip("\n").partition(" ")
+        p = "/" + p.strip().split(" -> ")[0].split(" => ")[0].rstrip("/")
+        p = "/" if p == "/." else p
+        n += 1
+        up = [p] + [p[:i] for i in range(1, len(p)) if p[i] == "/"]
+        if p not in named and not any(u in trees for u in up):
+            errs.append("rsync %s %s: no change" % (item, p))
+    where = {}
+    for o in ch:
+        for off, ln in o.get("ranges", []):
+            where.setdefault(o["path"], set()).update(range(off // bs, (off + ln + bs - 1) // bs))
+    # Another inode under the name (moved there, new): not one file's change.
+    other = {o["path"] for o in ch if o["op"] in ("add", "rename", "type")}
+    m = 0
+    for l in gzip.open(a.cmp, "rt"):
+        p, off, ln = l.split()
+        m += 1
+        if p in other:
+            continue
+        want = set(range(int(off) // bs, (int(off) + int(ln) + bs - 1) // bs))
+        if not want <= where.get(p, set()):
+            errs.append("cmp %s: blocks %s in no range" % (p.strip(), sorted(want - where.get(p, set()))))
+    for e in errs:
+        print("diff-cross: %s" % e, file=sys.stderr)
+    print("diff-cross: %s: %d rsync lines, %d cmp ranges, %d unexplained" % (
+        a.changes, n, m, len(errs)))
+    return 1 if errs else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -642,9 +694,14 @@ def main():
     m.add_argument("a")
     m.add_argument("b")
     m.add_argument("bs", type=int)
+    x = sub.add_parser("cross")
+    x.add_argument("changes")
+    x.add_argument("rsync")
+    x.add_argument("cmp")
     a = ap.parse_args()
     return {"build": cmd_build, "change": cmd_change, "finish": cmd_finish,
-            "verify": cmd_verify, "cmp": cmd_cmp}[a.cmd](a) or 0
+            "verify": cmd_verify, "cmp": cmd_cmp,
+            "cross": cmd_cross}[a.cmd](a) or 0
 
 
 if __name__ == "__main__":

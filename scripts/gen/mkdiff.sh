@@ -33,7 +33,18 @@ gen_start mkdiff root "$@"
 mnt=$work/mnt
 mnt2=$work/mnt2
 mkdir -p "$mnt" "$mnt2"
-trap 'umount "$mnt" 2>/dev/null; umount "$mnt2" 2>/dev/null; rm -rf "$work"' EXIT
+# Our mounts, then any loop device still on one of our images.
+cleanup() {
+	local m f l
+	for m in "$mnt" "$mnt2"; do umount "$m" 2>/dev/null || true; done
+	for f in "$work"/*.img; do
+		for l in $(losetup -j "$f" 2>/dev/null | cut -d: -f1); do
+			losetup -d "$l" || true
+		done
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
 ops=$here/diff-ops.py
 
 # N NAME SIZE MKE2FS-ARGS...
