@@ -286,6 +286,24 @@ static int stat_both(struct diff *d, struct entry *en, uint64_t ino)
 	return err;
 }
 
+/*
+ * Names that differ: a hard link's set changed where one name stayed
+ * (a link added and one removed leave the count alone), else it moved.
+ */
+static void names_changes(struct entry *en)
+{
+	bool kept = false;
+
+	if (names_within(&en->na, &en->nb) && names_within(&en->nb, &en->na))
+		return;
+	for (size_t i = 0; i < en->na.len; i += strlen(en->na.buf + i) + 1)
+		kept |= names_have(&en->nb, en->na.buf + i);
+	if (kept && (en->e.st_a.nlink > 1 || en->e.st_b.nlink > 1))
+		en->e.change |= E2MAP_DIFF_LINKS;
+	else if (!(en->e.change & E2MAP_DIFF_LINKS))
+		en->e.change |= E2MAP_DIFF_RENAMED;
+}
+
 /* What changed of an inode both images have, the same file. */
 static int same_file(struct diff *d, struct entry *en)
 {
@@ -293,10 +311,7 @@ static int same_file(struct diff *d, struct entry *en)
 	int err;
 
 	stat_changes(d, en);
-	if (!(en->e.change & E2MAP_DIFF_LINKS) &&
-	    (!names_within(&en->na, &en->nb) ||
-	     !names_within(&en->nb, &en->na)))
-		en->e.change |= E2MAP_DIFF_RENAMED;
+	names_changes(en);
 	if ((err = xattrs_differ(d, en->e.ino, &xd)) < 0) {
 		en->e.detail = e2map_errmsg(d->a);
 		return err;

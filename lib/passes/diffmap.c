@@ -125,8 +125,21 @@ static int compare_dir_blocks(const struct e2map__diff_side *s,
 	return 0;
 }
 
+/* An inline directory's bytes: i_block, then system.data's value. */
+static bool inline_dir_same(const e2map_file_t *a, const e2map_file_t *b)
+{
+	const size_t head = E2MAP_MIN_INLINE_DATA_SIZE;
+
+	if (a->inline_size != b->inline_size ||
+	    memcmp(a->inode->i_block, b->inode->i_block, head))
+		return false;
+	return a->inline_size <= head ||
+	       !memcmp(a->raw + a->inline_value, b->raw + b->inline_value,
+		       a->inline_size - head);
+}
+
 /* Inline data on both sides lives in the inode: compare it always (a
- * directory's is not read: unchecked when it may have changed). */
+ * directory's from the inode, as read(2) refuses it). */
 static int compare_inline(const struct e2map__diff_side *s,
 			  struct e2map__diff_ranges *d)
 {
@@ -134,8 +147,9 @@ static int compare_inline(const struct e2map__diff_side *s,
 
 	max = (max + s->bs - 1) / s->bs * s->bs;
 	if (s->dir)
-		return s->data_may_change ? e2map__diff_range_add(
-			d, E2MAP_DIFF_R_SAME_UNCHECKED, 0, max) : 0;
+		return inline_dir_same(s->fa, s->fb) ? 0 :
+			e2map__diff_range_add(d, E2MAP_DIFF_R_SAME_CHANGED, 0,
+					      max);
 	if (max > CMP_CHUNK)
 		return -EUCLEAN;
 	return compare_bytes(s, d, 0, max);
