@@ -80,8 +80,20 @@ const struct cmd_spec diff_spec = {
 
 struct diff_out {
 	int format;
-	bool failed;
+	bool head;		/* printed: after the pair was accepted */
 };
+
+static void print_head(struct diff_out *out)
+{
+	if (out->head)
+		return;
+	out->head = true;
+	if (out->format == DIFF_TABLE)
+		printf("%10s %-12s %6s %12s %s\n", "INODE", "CHANGE", "RANGES",
+		       "BYTES", "PATH");
+	if (out->format == DIFF_CSV)
+		printf("ino,change,path,path_a,kind,offset,length\n");
+}
 
 static void letters(uint32_t change, char *out)
 {
@@ -197,7 +209,8 @@ static void csv_row(const struct e2map_diff_entry *e, const char *kind,
 	printf("%" PRIu64 ",%s,", e->ino, l);
 	csv_field(entry_path(e));
 	putchar(',');
-	csv_field(e->path_a ? e->path_a : "");
+	csv_field(e->path_a && e->path_b && strcmp(e->path_a, e->path_b) ?
+		  e->path_a : "");
 	printf(",%s,%" PRIu64 ",%" PRIu64 "\n", kind, off, len);
 }
 
@@ -214,6 +227,7 @@ static int print_entry(const struct e2map_diff_entry *e, void *payload)
 {
 	struct diff_out *out = payload;
 
+	print_head(out);
 	if (out->format == DIFF_JSONL)
 		return print_jsonl(e) < 0 ? -EIO : 0;
 	if (out->format == DIFF_CSV)
@@ -278,16 +292,12 @@ static int run_diff(struct cmd_ctx *ctx, e2map_t *a, e2map_t *b)
 		     (o->force ? E2MAP_DIFF_FORCE : 0) |
 		     (o->atime ? E2MAP_DIFF_ATIME : 0);
 	dopt.path = ctx->ops.n > 2 ? ctx->ops.v[2] : NULL;
-	if (out.format == DIFF_TABLE)
-		printf("%10s %-12s %6s %12s %s\n", "INODE", "CHANGE", "RANGES",
-		       "BYTES", "PATH");
-	if (out.format == DIFF_CSV)
-		printf("ino,change,path,path_a,kind,offset,length\n");
 	err = e2map_diff(a, b, &dopt, print_entry, &out, &sum);
 	if (err < 0) {
 		fflush(stdout);
 		return cmd_fail("diff", err, e2map_errmsg(a));
 	}
+	print_head(&out);
 	if (print_summary(out.format, &sum) < 0)
 		return cmd_fail("diff", -EIO, NULL);
 	return 0;

@@ -620,3 +620,230 @@ Test(diff, pair_1k) { check_pair_all("diff-1k"); }
 Test(diff, pair_bigalloc) { check_pair_all("diff-bigalloc"); }
 Test(diff, pair_inline) { check_pair_all("diff-inline"); }
 Test(diff, pair_ext3) { check_pair_all("diff-ext3"); }
+
+/* ---- hostile pairs, the image against itself, the call's contract ---- */
+
+static e2map_t *open_image(const char *name, char **path)
+{
+	e2map_t *m;
+
+	cr_assert((*path = fixture_image(name)), "%s", name);
+	cr_assert_eq(e2map_open(*path, NULL, &m), 0, "%s", name);
+	return m;
+}
+
+static int count_cb(const struct e2map_diff_entry *e, void *payload)
+{
+	(void)e;
+	++*(int *)payload;
+	return 0;
+}
+
+static int diff_count(e2map_t *a, e2map_t *b, unsigned flags, int *n)
+{
+	struct e2map_diff_opts o = { E2MAP_DIFF_OPTS_VERSION, 0, NULL };
+
+	o.flags = flags;
+	*n = 0;
+	return e2map_diff(a, b, &o, count_cb, n, NULL);
+}
+
+Test(diff, itself_reports_nothing)
+{
+	char *pa;
+	e2map_t *a = open_image("diff-4k-b", &pa);
+	struct e2map_diff_summary s = E2MAP_DIFF_SUMMARY_INIT;
+	struct e2map_diff_opts o = E2MAP_DIFF_OPTS_INIT;
+	int n = 0;
+
+	o.flags = E2MAP_DIFF_BYTES;
+	cr_assert_eq(e2map_diff(a, a, &o, count_cb, &n, &s), 0);
+	cr_assert_eq(n, 0);
+	cr_assert(s.files == 0 && s.copy_bytes == 0 &&
+		  s.inodes_differing == 0 && s.inodes_walked == 0);
+	cr_assert(s.apparent_a == s.apparent_b && s.allocated_a > 0);
+	e2map_close(a);
+	fixture_remove(pa);
+}
+
+Test(diff, other_filesystems_refused)
+{
+	char *p4, *p1, *pi;
+	e2map_t *a = open_image("diff-4k-a", &p4);
+	e2map_t *k1 = open_image("diff-1k-a", &p1);
+	e2map_t *in = open_image("diff-inline-a", &pi);
+	int n;
+
+	/* Unrelated: each mkfs gave its own UUID. */
+	cr_assert_eq(diff_count(a, in, 0, &n), -EINVAL);
+	cr_assert(strstr(e2map_errmsg(a), "UUIDs differ"), "%s",
+		  e2map_errmsg(a));
+	cr_assert_eq(n, 0);
+	/* Block sizes: refused even when forced. */
+	cr_assert_eq(diff_count(a, k1, E2MAP_DIFF_FORCE, &n), -EINVAL);
+	cr_assert(strstr(e2map_errmsg(a), "block sizes differ"), "%s",
+		  e2map_errmsg(a));
+	/* Forced, one geometry: compared, nothing crashes, much differs. */
+	cr_assert_eq(diff_count(a, in, E2MAP_DIFF_FORCE, &n), 0);
+	cr_assert(n > 10);
+	e2map_close(a);
+	e2map_close(k1);
+	e2map_close(in);
+	fixture_remove(p4);
+	fixture_remove(p1);
+	fixture_remove(pi);
+}
+
+/* Where debugfs puts inode INO of IMG: byte offset, or -1. */
+static long long inode_offset(const char *img, unsigned ino, unsigned bs)
+{
+	char cmd[600], line[256];
+	long long blk = -1, off = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "debugfs -R 'imap <%u>' '%s' 2>/dev/null",
+		 ino, img);
+	if (!(p = popen(cmd, "r")))
+		return -1;
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, " located at block %lld, offset %llx", &blk,
+			   &off) == 2)
+			break;
+	pclose(p);
+	return blk < 0 ? -1 : blk * bs + off;
+}
+
+/* A copy of NAME with inodes 12 on scribbled over. */
+static char *scribbled(const char *name, unsigned bs, char **orig)
+{
+	char *copy;
+	long long at;
+	FILE *f;
+
+	cr_assert((*orig = fixture_image(name)));
+	cr_assert((copy = fixture_image(name)));
+	at = inode_offset(copy, 12, bs);
+	if (at < 0)
+		cr_skip_test("debugfs cannot locate inode 12 of %s", name);
+	cr_assert((f = fopen(copy, "r+b")));
+	cr_assert_eq(fseek(f, at, SEEK_SET), 0);
+	for (unsigned i = 0; i < 2 * bs; i++)
+		fputc((int)((i * 2654435761u) >> 13) & 0xff, f);
+	fclose(f);
+	return copy;
+}
+
+static int checked_cb(const struct e2map_diff_entry *e, void *payload)
+{
+	(void)payload;
+	cr_assert(e->ino > 0);
+	cr_assert(!e->err || (e->change & E2MAP_DIFF_ERROR));
+	cr_assert(e->detail);
+	for (size_t i = 0; i < e->nranges; i++)
+		cr_assert(e->ranges[i].length > 0);
+	return 0;
+}
+
+static void corrupt_pair(const char *name, unsigned bs)
+{
+	char *orig, *bad = scribbled(name, bs, &orig);
+	struct e2map_diff_opts o = E2MAP_DIFF_OPTS_INIT;
+	e2map_t *a, *b;
+	int err;
+
+	cr_assert_eq(e2map_open(orig, NULL, &a), 0);
+	if ((err = e2map_open(bad, NULL, &b)) == 0) {
+		o.flags = E2MAP_DIFF_BYTES;
+		err = e2map_diff(a, b, &o, checked_cb, NULL, NULL);
+		cr_assert(err == 0 || (err < 0 && *e2map_errmsg(a)), "%d", err);
+		err = e2map_diff(b, a, &o, checked_cb, NULL, NULL);
+		cr_assert(err <= 0);
+		e2map_close(b);
+	} else {
+		cr_assert(err < 0 && *e2map_errmsg(NULL));
+	}
+	e2map_close(a);
+	fixture_remove(orig);
+	fixture_remove(bad);
+}
+
+Test(diff, corrupt_inodes_no_crash)
+{
+	corrupt_pair("diff-4k-b", 4096);
+	corrupt_pair("corpus/e2fsprogs/f_badinode", 1024);
+}
+
+static int stop_cb(const struct e2map_diff_entry *e, void *payload)
+{
+	int *calls = payload;
+
+	(void)e;
+	calls[0]++;
+	return calls[1];
+}
+
+Test(diff, callback_and_versions)
+{
+	char *pa, *pb;
+	e2map_t *a = open_image("diff-1k-a", &pa);
+	e2map_t *b = open_image("diff-1k-b", &pb);
+	struct e2map_diff_opts o = E2MAP_DIFF_OPTS_INIT;
+	struct e2map_diff_summary s = E2MAP_DIFF_SUMMARY_INIT;
+	const int stops[] = { 7, -EIO, E2MAP_EUSER };
+	int calls[2];
+
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
+		calls[0] = 0;
+		calls[1] = stops[i];
+		cr_assert_eq(e2map_diff(a, b, &o, stop_cb, calls, &s), stops[i]);
+		cr_assert_eq(calls[0], 1);
+	}
+	o.version = 99;
+	cr_assert_eq(e2map_diff(a, b, &o, stop_cb, calls, NULL), -EINVAL);
+	o.version = E2MAP_DIFF_OPTS_VERSION;
+	s.version = 99;
+	cr_assert_eq(e2map_diff(a, b, &o, stop_cb, calls, &s), -EINVAL);
+	cr_assert_eq(s.files, 0);
+	cr_assert_eq(e2map_diff(a, NULL, &o, stop_cb, calls, NULL), -EINVAL);
+	cr_assert_str_eq(e2map_diff_kind_name(E2MAP_DIFF_R_SAME_UNCHECKED),
+			 "same_mapping_unchecked");
+	cr_assert_str_eq(e2map_diff_change_name(E2MAP_DIFF_XATTR), "xattr");
+	cr_assert_null(e2map_diff_change_name(3));
+	e2map_close(a);
+	e2map_close(b);
+	fixture_remove(pa);
+	fixture_remove(pb);
+}
+
+/* The CLI's jsonl: a line per inode, the summary last; PATH narrows it. */
+Test(diff, cli_jsonl_and_path)
+{
+	char *pa = fixture_image("diff-ext3-a"), *pb = fixture_image("diff-ext3-b");
+	struct cli_out r, rp;
+	const char *args[] = { "diff", "--format", "jsonl", pa, pb, NULL, NULL };
+	char *last;
+	size_t lines = 0;
+
+	cr_assert(pa && pb);
+	cr_assert_eq(cli_run(args, &r), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	for (char *s = r.out; (s = strchr(s, '\n')); s++)
+		lines++;
+	cr_assert(lines > 20);
+	r.out[r.out_len - 1] = 0;
+	last = strrchr(r.out, '\n');
+	cr_assert(last && !strncmp(last + 1, "{\"summary\":{\"files\":", 20),
+		  "%s", last);
+	cr_assert_eq((size_t)strtoull(last + 21, NULL, 10), lines - 1);
+	args[5] = "/special";
+	cr_assert_eq(cli_run(args, &rp), 0);
+	cr_assert_eq(rp.status, 0, "%s", rp.err);
+	/* Each inode with a name under /special (a hard link's other names
+	 * in /docs or /src), none only elsewhere. */
+	cr_assert(strstr(rp.out, "\"/special/") && !strstr(rp.out, "\"/media/")
+		  && rp.out_len < r.out_len / 2, "%s", rp.out);
+	cli_out_free(&r);
+	cli_out_free(&rp);
+	fixture_remove(pa);
+	fixture_remove(pb);
+}

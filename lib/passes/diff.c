@@ -504,14 +504,14 @@ static int check_pair(e2map_t *a, e2map_t *b, unsigned flags)
 	if (a->bs != b->bs)
 		return e2map__fail(a, -EINVAL, "block sizes differ (%u and %u)",
 				   (unsigned)a->bs, (unsigned)b->bs);
-	if (EXT2_INODE_SIZE(sa) != EXT2_INODE_SIZE(sb) ||
-	    sa->s_inodes_per_group != sb->s_inodes_per_group)
-		return e2map__fail(a, -EINVAL, "inode size or inodes per "
-				   "group differ: not one filesystem");
 	if (memcmp(sa->s_uuid, sb->s_uuid, sizeof(sa->s_uuid)) &&
 	    !(flags & E2MAP_DIFF_FORCE))
 		return e2map__fail(a, -EINVAL, "UUIDs differ: not one "
 				   "filesystem (force compares them)");
+	if (EXT2_INODE_SIZE(sa) != EXT2_INODE_SIZE(sb) ||
+	    sa->s_inodes_per_group != sb->s_inodes_per_group)
+		return e2map__fail(a, -EINVAL, "inode size or inodes per "
+				   "group differ: not one filesystem");
 	return 0;
 }
 
