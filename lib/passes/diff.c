@@ -411,6 +411,95 @@ static int diff_inode(struct diff *d, uint64_t ino, const unsigned char *ra,
 	return hand_on(d, en);
 }
 
+/* ---- an inode equal in both: are the blocks its mapping hangs from? ---- */
+
+#define EXTENTS_FL 0x80000u
+#define INLINE_DATA_FL 0x10000000u
+#define EXTENT_MAGIC 0xf30a
+
+static int node_differs(struct diff *d, const unsigned char *node,
+			unsigned depth, bool extents);
+
+/*
+ * Block PBLK in both images (1: it differs, or cannot be read: let the
+ * walk find out); equal, the blocks under it.  DEPTH: indirect levels
+ * below it (0: it points at data).
+ */
+static int child_differs(struct diff *d, uint64_t pblk, unsigned depth,
+			 bool extents)
+{
+	unsigned char *x = NULL, *y = NULL;
+	int r = 1;
+
+	if (!pblk)
+		return 0;	/* a hole of a block map, in both */
+	if (!e2map__block_valid(d->a, pblk, 1) ||
+	    !(x = malloc(d->a->bs)) || !(y = malloc(d->a->bs)))
+		goto out;
+	if (e2map__read_block(d->a, pblk, x) < 0 ||
+	    e2map__read_block(d->b, pblk, y) < 0 || memcmp(x, y, d->a->bs))
+		goto out;
+	r = extents ? node_differs(d, x, 0, true) :
+	    depth ? node_differs(d, x, depth - 1, false) : 0;
+out:
+	free(x);
+	free(y);
+	return r;
+}
+
+/*
+ * NODE: an extent node (its index entries' children compared; a leaf's
+ * extents are in NODE itself) or a block of pointers to blocks of DEPTH
+ * indirect levels.  1 where a block under it differs.
+ */
+static int node_differs(struct diff *d, const unsigned char *node,
+			unsigned depth, bool extents)
+{
+	unsigned n, i;
+	int r;
+
+	if (!extents) {
+		for (i = 0; i < d->a->bs / 4; i++)
+			if ((r = child_differs(d, get32(node + 4 * i), depth,
+					       false)) != 0)
+				return r;
+		return 0;
+	}
+	if (get16(node) != EXTENT_MAGIC || get16(node + 6) > E2MAP_MAX_DEPTH)
+		return 1;
+	n = get16(node + 2);
+	if (!get16(node + 6))
+		return 0;
+	if (n > (d->a->bs - 12) / 12)
+		return 1;
+	for (i = 0; i < n; i++) {
+		const unsigned char *e = node + 12 + 12 * i;
+
+		if ((r = child_differs(d, get32(e + 4) |
+				       (uint64_t)get16(e + 8) << 32, 0,
+				       true)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+/* RAW equal in both images: do its extent or indirect blocks differ? */
+static bool tree_differs(struct diff *d, const unsigned char *raw)
+{
+	uint32_t flags = get32(raw + 0x20);
+	const unsigned char *ib = raw + RAW_BLOCK;
+	uint16_t type = get16(raw) & 0170000;
+
+	if ((type != 0100000 && type != 0040000) || (flags & INLINE_DATA_FL))
+		return false;
+	if (flags & EXTENTS_FL)
+		return node_differs(d, ib, 0, true) != 0;
+	for (unsigned k = 0; k < 3; k++)	/* single, double, triple */
+		if (child_differs(d, get32(ib + 4 * (12 + k)), k, false))
+			return true;
+	return false;
+}
+
 /* An inode table block that could not be read: one error entry. */
 static int table_error(struct diff *d, e2map_t *m, uint64_t ino, int err)
 {
@@ -442,12 +531,29 @@ static int table_block(e2map_t *m, dgrp_t g, uint32_t i, uint32_t per,
 	return e2map__read_block(m, table + i, buf);
 }
 
+/*
+ * The inodes of one table block.  SAME: the block is equal in both (the
+ * common case): only the blocks an inode's mapping hangs from can differ.
+ */
 static int diff_slots(struct diff *d, uint64_t first, uint32_t per,
-		      uint32_t na, uint32_t nb, uint32_t i0, struct entry *en)
+		      uint32_t na, uint32_t nb, uint32_t i0, struct entry *en,
+		      bool same)
 {
 	int err;
 
-	for (uint32_t k = 0; k < per; k++) {
+	for (uint32_t k = 0; k < per && same; k++) {
+		const unsigned char *raw = d->blk_a + k * d->isize;
+
+		if (i0 + k < na && in_use(raw) && tree_differs(d, raw)) {
+			memcpy(d->raw_a, raw, d->isize);
+			mask(d, d->raw_a);
+			memcpy(d->raw_b, d->raw_a, d->isize);
+			if ((err = diff_inode(d, first + i0 + k, d->raw_a,
+					      d->raw_b, en)) != 0)
+				return err;
+		}
+	}
+	for (uint32_t k = 0; k < per && !same; k++) {
 		uint32_t slot = i0 + k;
 		bool ua, ub;
 
@@ -463,7 +569,8 @@ static int diff_slots(struct diff *d, uint64_t first, uint32_t per,
 			continue;
 		mask(d, d->raw_a);
 		mask(d, d->raw_b);
-		if (ua && ub && !memcmp(d->raw_a, d->raw_b, d->isize))
+		if (ua && ub && !memcmp(d->raw_a, d->raw_b, d->isize) &&
+		    !tree_differs(d, d->raw_a))
 			continue;
 		if ((err = diff_inode(d, first + slot, ua ? d->raw_a : NULL,
 				      ub ? d->raw_b : NULL, en)) != 0)
@@ -488,9 +595,9 @@ static int diff_group(struct diff *d, dgrp_t g, struct entry *en)
 			return table_error(d, d->b, first, err);
 		if ((uint64_t)i * per >= na && (uint64_t)i * per >= nb)
 			break;
-		if (!memcmp(d->blk_a, d->blk_b, d->a->bs))
-			continue;	/* the common case: no change */
-		if ((err = diff_slots(d, first, per, na, nb, i * per, en)) != 0)
+		err = diff_slots(d, first, per, na, nb, i * per, en,
+				 !memcmp(d->blk_a, d->blk_b, d->a->bs));
+		if (err)
 			return err;
 	}
 	return 0;
