@@ -824,7 +824,8 @@ Test(diff, callback_and_versions)
 	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
 		calls[0] = 0;
 		calls[1] = stops[i];
-		cr_assert_eq(e2map_diff(a, b, &o, stop_cb, calls, &s), stops[i]);
+		cr_assert_eq(e2map_diff(a, b, &o, stop_cb, calls, &s),
+			     stops[i]);
 		cr_assert_eq(calls[0], 1);
 	}
 	o.version = 99;
@@ -847,9 +848,11 @@ Test(diff, callback_and_versions)
 /* The CLI's jsonl: a line per inode, the summary last; PATH narrows it. */
 Test(diff, cli_jsonl_and_path)
 {
-	char *pa = fixture_image("diff-ext3-a"), *pb = fixture_image("diff-ext3-b");
+	char *pa = fixture_image("diff-ext3-a");
+	char *pb = fixture_image("diff-ext3-b");
 	struct cli_out r, rp;
-	const char *args[] = { "diff", "--format", "jsonl", pa, pb, NULL, NULL };
+	const char *args[] = { "diff", "--format", "jsonl", pa, pb, NULL,
+			       NULL };
 	char *last;
 	size_t lines = 0;
 

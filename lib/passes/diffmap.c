@@ -155,6 +155,29 @@ static int compare_inline(const struct e2map__diff_side *s,
 	return compare_bytes(s, d, 0, max);
 }
 
+/* Both sides map the stretch from FROM to the same blocks, alike. */
+static int same_blocks(const struct e2map__diff_side *s,
+		       struct e2map__diff_ranges *d, const struct e2map_run *rb,
+		       uint64_t from, uint64_t to)
+{
+	uint64_t off = from * s->bs, len = (to - from) * s->bs;
+
+	if (rb->kind == E2MAP_RUN_UNWRITTEN || !s->data_may_change)
+		return 0;	/* zeroes both ways; or the file's data kept */
+	if (s->bytes && s->dir)
+		return compare_dir_blocks(s, d, off,
+					  rb->pblk + (from - rb->lblk),
+					  to - from);
+	if (s->bytes)
+		return compare_bytes(s, d, off, len);
+	return e2map__diff_range_add(d, E2MAP_DIFF_R_SAME_UNCHECKED, off, len);
+}
+
+static bool inline_run(const struct e2map_run *r)
+{
+	return r->kind == E2MAP_RUN_INLINE;
+}
+
 /* What the stretch mapped A's way (RA, may be NULL) and B's became. */
 static int classify(const struct e2map__diff_side *s,
 		    struct e2map__diff_ranges *d, const struct e2map_run *ra,
@@ -169,28 +192,16 @@ static int classify(const struct e2map__diff_side *s,
 	else if (!rb)
 		k = off >= s->size_b ? E2MAP_DIFF_R_REMOVED
 				     : E2MAP_DIFF_R_PUNCHED;
-	else if (ra->kind == E2MAP_RUN_INLINE && rb->kind == E2MAP_RUN_INLINE)
+	else if (inline_run(ra) && inline_run(rb))
 		return compare_inline(s, d);
-	else if (ra->kind == E2MAP_RUN_INLINE || rb->kind == E2MAP_RUN_INLINE
-		 || ra->pblk + (from - ra->lblk) != rb->pblk + (from - rb->lblk))
+	else if (inline_run(ra) || inline_run(rb) ||
+		 ra->pblk + (from - ra->lblk) != rb->pblk + (from - rb->lblk))
 		k = E2MAP_DIFF_R_MOVED;
-	else if (ra->kind == E2MAP_RUN_UNWRITTEN)
-		k = rb->kind == E2MAP_RUN_UNWRITTEN ? E2MAP_DIFF_R_SAME_CHANGED
-						    : E2MAP_DIFF_R_WRITTEN;
-	else if (rb->kind == E2MAP_RUN_UNWRITTEN)
-		k = E2MAP_DIFF_R_UNWRITTEN;
-	else if (!s->data_may_change)
-		return 0;
-	else if (s->bytes && s->dir)
-		return compare_dir_blocks(s, d, off, rb->pblk + (from - rb->lblk),
-					  to - from);
-	else if (s->bytes)
-		return compare_bytes(s, d, off, len);
+	else if (ra->kind == rb->kind)
+		return same_blocks(s, d, rb, from, to);
 	else
-		k = E2MAP_DIFF_R_SAME_UNCHECKED;
-	/* Unwritten on both, same blocks: zeroes both ways, no change. */
-	if (k == E2MAP_DIFF_R_SAME_CHANGED)
-		return 0;
+		k = rb->kind == E2MAP_RUN_UNWRITTEN ? E2MAP_DIFF_R_UNWRITTEN
+						    : E2MAP_DIFF_R_WRITTEN;
 	return e2map__diff_range_add(d, k, off, len);
 }
 
