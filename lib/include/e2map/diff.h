@@ -101,10 +101,11 @@ struct e2map_diff_opts {
 /*
  * Compare A (before) and B (after): CB once per changed inode, in inode
  * order, then SUMMARY (may be NULL).  Both inode tables are read once,
- * block by block: a table block equal in both (but for checksums and
- * atimes) is passed over whole; an inode whose bytes differ is stat'ed,
- * its xattrs and names compared, and its mapping walked (e2map_file_walk)
- * unless its extent root is in the inode and unchanged.  Names come from
+ * block by block, each inode's bytes compared but for its checksum and
+ * atime; where they are equal, only the extent index or indirect blocks
+ * under it are read and compared (an extent root in the inode costs
+ * nothing).  An inode that differs is stat'ed, its xattrs and names
+ * compared, and its mapping walked in both (e2map_file_walk).  Names come from
  * both path tables (e2map_paths_build), built when a first inode
  * differs.  Cost: the two inode tables, the directories (for the path
  * tables) and the mappings of the inodes that differ; BYTES adds the
