@@ -61,12 +61,14 @@ static void mask(const struct diff *d, unsigned char *raw)
 		memset(raw + RAW_ATIME_EXTRA, 0, 4);
 }
 
+/* In use, and a file of its own: an EA inode's value is compared as its
+ * parent's xattr. */
 static bool in_use(const unsigned char *raw)
 {
 	struct e2map_inode in;
 
 	e2map__inode_decode(raw, 0, &in);
-	return in.links && in.mode;
+	return in.links && in.mode && !(in.flags & EXT4_EA_INODE_FL);
 }
 
 /* ---- names ---- */
