@@ -211,6 +211,7 @@ int cmd_main(int argc, char **argv);
 int cmd_blockmap(struct cmd_ctx *ctx);
 int cmd_cat(struct cmd_ctx *ctx);
 int cmd_check(struct cmd_ctx *ctx);
+int cmd_diff(struct cmd_ctx *ctx);
 int cmd_du(struct cmd_ctx *ctx);
 int cmd_extract(struct cmd_ctx *ctx);
 int cmd_fiemap(struct cmd_ctx *ctx);
@@ -227,7 +228,7 @@ int cmd_unallocated(struct cmd_ctx *ctx);
 extern const struct cmd_spec blockmap_spec, cat_spec, check_spec, du_spec, extract_spec,
 	fiemap_spec,
 	filefrag_spec, mount_spec, owner_spec, partitions_spec, scan_spec, seek_spec, tar_spec,
-	unallocated_spec, history_spec, recover_spec;
+	unallocated_spec, history_spec, recover_spec, diff_spec;
 
 /*
  * parse.c: the one option parser (getopt_long over the table of C's

@@ -64,6 +64,9 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	  &cat_spec, CMD_NEEDS_IMAGE },
 	{ "check", cmd_check, "run every inode through the whole mapping walk",
 	  &check_spec, CMD_NEEDS_IMAGE },
+	/* diff opens its two images itself, each with its own offset. */
+	{ "diff", cmd_diff, "what changed between two images of one "
+	  "filesystem, by file and range", &diff_spec, 0 },
 	{ "du", cmd_du, "disk usage as GNU du prints it on the mount",
 	  &du_spec, CMD_NEEDS_IMAGE },
 	{ "extract", cmd_extract, "copy files out of the image, holes kept "

@@ -1118,3 +1118,41 @@ Test(cli, partitions_of_a_bare_image, .init = make_image,
 	cr_assert(strstr(r.err, "--offset and --partition together"), "%s",
 		  r.err);
 }
+
+/* diff: usage errors, then pairs that are not one filesystem, refused. */
+Test(cli, diff_usage_and_refusals)
+{
+	char *a4 = fixture_image("diff-4k-a"), *a1 = fixture_image("diff-1k-a");
+	char *in = fixture_image("diff-inline-a");
+	struct run r;
+
+	cr_assert(a4 && a1 && in);
+	run(&r, (const char *[]){ "diff", "x.img", NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "usage: e2map diff [--format table|jsonl|csv] "
+			 "[--bytes]"), "%s", r.err);
+	run(&r, (const char *[]){ "diff", "--format", "json", a4, a4, NULL });
+	cr_assert_eq(r.status, 2);
+	run(&r, (const char *[]){ "diff", "--offset-a", "x", a4, a4, NULL });
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "invalid --offset 'x'"), "%s", r.err);
+	run(&r, (const char *[]){ "diff", "--partition-b", "0", a4, a4,
+				  NULL });
+	cr_assert_eq(r.status, 2);
+	run(&r, (const char *[]){ "diff", a4, in, NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, "e2map: diff: Invalid argument (UUIDs "
+			 "differ"), "%s", r.err);
+	cr_assert_eq(r.out[0], 0, "%s", r.out);
+	run(&r, (const char *[]){ "diff", "--force", a4, a1, NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, "block sizes differ (4096 and 1024)"), "%s",
+		  r.err);
+	run(&r, (const char *[]){ "diff", a4, "/nonexistent.img", NULL });
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, "e2map: diff: /nonexistent.img: "), "%s",
+		  r.err);
+	fixture_remove(a4);
+	fixture_remove(a1);
+	fixture_remove(in);
+}

@@ -6,7 +6,7 @@
  *
  * The parts, each a header of its own: common (version, names, errors,
  * callbacks, threads, memory, the stat record), image, file, xattr, walk,
- * inventory, disk, past.
+ * inventory, disk, past, history, diff.
  */
 #ifndef E2MAP_H
 #define E2MAP_H
@@ -20,5 +20,6 @@
 #include <e2map/disk.h>
 #include <e2map/past.h>
 #include <e2map/history.h>
+#include <e2map/diff.h>
 
 #endif /* E2MAP_H */

@@ -9,8 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-/* Inodes of group G that may be in use: all but the never-used tail. */
-static uint32_t group_inodes(ext2_filsys fs, dgrp_t g)
+uint32_t e2map__group_inodes(ext2_filsys fs, dgrp_t g)
 {
 	uint32_t ipg = fs->super->s_inodes_per_group;
 	uint32_t unused;
@@ -43,7 +42,8 @@ static void prefetch_tables(e2map_t *m, dgrp_t g)
 		m->itable_ahead = g + 1;
 	for (next = g + 1; next < fs->group_desc_count && next - g <=
 	     GROUPS_AHEAD && ahead < ITABLE_AHEAD / m->bs; next++) {
-		uint64_t blocks = (group_inodes(fs, next) + per - 1) / per;
+		uint64_t blocks = (e2map__group_inodes(fs, next) + per - 1) /
+				  per;
 
 		if (next >= m->itable_ahead && blocks) {
 			e2map__prefetch(m, ext2fs_inode_table_loc(fs, next),
@@ -59,7 +59,7 @@ int e2map__scan_group(e2map_t *m, dgrp_t g, unsigned char *buf,
 {
 	ext2_filsys fs = m->fs;
 	uint32_t isize = EXT2_INODE_SIZE(fs->super), per = m->bs / isize;
-	uint32_t i, n = group_inodes(fs, g);
+	uint32_t i, n = e2map__group_inodes(fs, g);
 	uint64_t first = (uint64_t)g * fs->super->s_inodes_per_group + 1;
 	uint64_t table = ext2fs_inode_table_loc(fs, g);
 	struct e2map_inode in = { first, 0, 0, 0, 0, 0 };
