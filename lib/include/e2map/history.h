@@ -163,7 +163,6 @@ E2MAP_API void e2map_recover_free(struct e2map_recover_plan *p);
  * recovered), into OUT (E2MAP_DIGEST_INIT): what sha256sum says of the
  * file recover writes.  0, -EINVAL, -ENOMEM or a read's -errno.
  */
-struct e2map_digest;	/* <e2map/file.h> */
 E2MAP_API int e2map_recover_digest(struct e2map_recover_plan *p,
 				   unsigned algs, struct e2map_digest *out);
 /* "none", "complete", "partial", "overwritten". */
