@@ -92,6 +92,8 @@ if [ "${BENCH_REBUILD:-0}" = 1 ] || [ ! -s "$b" ] || [ ! -s "$man" ] ||
 	mv -f "$b.tmp" "$b"
 	echo "$key" >"$CACHE/diff-big4k.key"
 	log "bench-diff: built in $(($(date +%s) - t0)) s"
+else
+	log "bench-diff: reusing $b (key $key)"
 fi
 
 ###########################################################################
@@ -154,14 +156,16 @@ want = set()
 for l in open(man):
     o = json.loads(l)
     if o["op"] != "dir_entries":
-        want.add(o["path"])
+        want |= {p for p in (o["path"], o["path_a"]) if p}
 got = set()
 for l in open(rs, errors="replace"):
     p = l.rstrip("\n").partition(" ")[2].strip().split(" -> ")[0].split(" => ")[0]
     if p and p != "./" and not p.endswith("/"):
         got.add("/" + p)
-print("changes recorded by the generator: %d paths (not counting directories whose entries changed)" % len(want))
-print("rsync itemizes %d files (not directories), %d of the recorded paths" % (len(got), len(got & want)))
+print("changes recorded by the generator: %d paths, old and new names (not counting directories whose entries changed)" % len(want))
+print("rsync itemizes %d files (not directories), %d of the recorded paths; "
+      "recorded paths rsync does not name: %d %s" % (len(got), len(got & want), len(want - got),
+                                                    " ".join(sorted(want - got)[:3])))
 if os.path.exists(em):
     e = set()
     for l in open(em, errors="replace"):
@@ -183,7 +187,7 @@ EOF
 	echo "## Two images of one filesystem: e2map diff against rsync -n -c and qemu-img compare"
 	echo
 	echo "A: big4k.img, $(wc -l <"$CACHE/big4k.files") regular files, $(du -h --apparent-size "$a" | cut -f1) apparent, $(du -h "$a" | cut -f1) allocated; B: diff-big4k-b.img, $(du -h "$b" | cut -f1) allocated, $(wc -l <"$man") changes recorded (fraction $FRACTION of the files)."
-	echo "Machine: $(nproc) CPUs; kernel $(uname -r); warm page cache; each command run once; e2map: $("$E2MAP" --version 2>&1 | head -1)."
+	echo "Machine: $(nproc) CPUs; kernel $(uname -r); warm page cache; each command run once; e2map: $("$E2MAP" --version 2>/dev/null | head -1 || echo none)."
 	echo
 	echo "| tool | command | s | x e2map |"
 	echo "| --- | --- | --- | --- |"
