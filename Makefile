@@ -398,5 +398,6 @@ bench: all
 	E2MAP=$(abspath $(E2MAP)) scripts/bench/fuse.sh
 	E2MAP=$(abspath $(E2MAP)) scripts/bench/owner.sh
 	E2MAP=$(abspath $(E2MAP)) scripts/bench/past.sh
+	E2MAP=$(abspath $(E2MAP)) scripts/bench/diff.sh
 
 FORCE:
