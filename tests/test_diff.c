@@ -953,3 +953,193 @@ Test(diff, leaf_changed_under_an_equal_inode)
 	fixture_remove(pa);
 	fixture_remove(pb);
 }
+
+/* ---- every option and format of the CLI ---- */
+
+static struct cli_out diff_cli(const char *const *args, int status)
+{
+	struct cli_out r;
+
+	cr_assert_eq(cli_run(args, &r), 0);
+	cr_assert_eq(r.status, status, "%s: %s", args[1], r.err);
+	return r;
+}
+
+/* The count of lines holding NEEDLE. */
+static size_t lines_with(const char *s, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *l = s; *l; l = strchr(l, '\n') + 1) {
+		const char *end = strchr(l, '\n');
+
+		if (!end)
+			break;
+		n += memmem(l, (size_t)(end - l), needle, strlen(needle)) != NULL;
+	}
+	return n;
+}
+
+/*
+ * table and csv name the inodes jsonl names: a table line per inode, csv
+ * a row per range (at least one per inode).
+ */
+Test(diff, table_and_csv_are_jsonl)
+{
+	char *pa = fixture_image("diff-4k-a"), *pb = fixture_image("diff-4k-b");
+	struct cli_out j, t, c;
+	json_t *sum;
+	const char *last;
+	size_t files;
+
+	cr_assert(pa && pb);
+	j = diff_cli((const char *[]){ "diff", "--format", "jsonl", pa, pb,
+				       NULL }, 0);
+	t = diff_cli((const char *[]){ "diff", pa, pb, NULL }, 0);
+	c = diff_cli((const char *[]){ "diff", "--format", "csv", pa, pb,
+				       NULL }, 0);
+	j.out[j.out_len - 1] = 0;
+	last = strrchr(j.out, '\n') + 1;
+	cr_assert((sum = json_loads(last, 0, NULL)), "%s", last);
+	files = (size_t)json_integer_value(json_object_get(
+		json_object_get(sum, "summary"), "files"));
+	cr_assert_gt(files, 20);
+	/* The table: a header, a line per inode, the summary line. */
+	cr_expect(strstr(t.out, "INODE CHANGE"), "%s", t.out);
+	cr_expect(strstr(t.out, "files touched"), "%s", t.out);
+	for (const char *l = j.out; l < last; l = strchr(l, '\n') + 1) {
+		json_t *o = json_loadb(l, strcspn(l, "\n"), 0, NULL);
+		const char *path = str(o, "path");
+		char want[4200];
+
+		cr_assert(o, "%.*s", (int)strcspn(l, "\n"), l);
+		if (*path) {
+			snprintf(want, sizeof(want), " %s", path);
+			cr_expect_geq(lines_with(t.out, want), 1, "table: %s",
+				      path);
+			cr_expect_geq(lines_with(c.out, path), 1, "csv: %s",
+				      path);
+		}
+		json_decref(o);
+	}
+	json_decref(sum);
+	cli_out_free(&j);
+	cli_out_free(&t);
+	cli_out_free(&c);
+	fixture_remove(pa);
+	fixture_remove(pb);
+}
+
+/* PART's first sector in the sfdisk dump of DISK ("gpt.img2 : start="). */
+static long long part_start(const char *dir, const char *disk, int part)
+{
+	char path[4096], line[512], want[64];
+	long long start = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%.*s.sfdisk", dir,
+		 (int)strcspn(disk, "."), disk);
+	snprintf(want, sizeof(want), "%s%d : start=", disk, part);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, want, strlen(want)))
+			start = strtoll(line + strlen(want), NULL, 10);
+	fclose(f);
+	return start;
+}
+
+/*
+ * A partition against the same filesystem as a bare image, by number and
+ * by byte offset, on either side, and through an E01: nothing changed.
+ */
+Test(diff, partitions_and_offsets_of_either_side)
+{
+	const char *dir = getenv("E2MAP_DISKS");
+	char disk[4096], bare[4096], off[32];
+	long long start;
+	struct cli_out r;
+
+	if (!dir)
+		cr_skip_test("E2MAP_DISKS is not set (run through make check)");
+	snprintf(disk, sizeof(disk), "%s/gpt.img", dir);
+	snprintf(bare, sizeof(bare), "%s/gpt-p2.img", dir);
+	if ((start = part_start(dir, "gpt.img", 2)) <= 0)
+		cr_skip_test("no gpt.sfdisk (make builds tests/disks)");
+	snprintf(off, sizeof(off), "%lld", start * 512);
+	r = diff_cli((const char *[]){ "diff", "--partition-a", "2", disk,
+				       bare, NULL }, 0);
+	cr_expect(strstr(r.out, "0 files touched"), "%s", r.out);
+	cli_out_free(&r);
+	r = diff_cli((const char *[]){ "diff", "--partition-b", "2", bare,
+				       disk, NULL }, 0);
+	cr_expect(strstr(r.out, "0 files touched"), "%s", r.out);
+	cli_out_free(&r);
+	r = diff_cli((const char *[]){ "diff", "--offset-a", off,
+				       "--offset-b", off, disk, disk, NULL },
+		     0);
+	cr_expect(strstr(r.out, "0 files touched"), "%s", r.out);
+	cli_out_free(&r);
+	/* Through a container: E01's partition 3 is gpt-p3.img. */
+	snprintf(disk, sizeof(disk), "%s/gpt.E01", dir);
+	snprintf(bare, sizeof(bare), "%s/gpt-p3.img", dir);
+	r = diff_cli((const char *[]){ "diff", "--partition-a", "3", disk,
+				       bare, NULL }, 0);
+	cr_expect(strstr(r.out, "0 files touched"), "%s", r.out);
+	cli_out_free(&r);
+	snprintf(disk, sizeof(disk), "%s/gpt.img", dir);
+	/* Partition 1 holds no ext filesystem: one clear line. */
+	r = diff_cli((const char *[]){ "diff", "--partition-a", "1",
+				       "--partition-b", "2", disk, disk,
+				       NULL }, 1);
+	cr_expect(strstr(r.err, "not an ext2/3/4 filesystem"), "%s", r.err);
+	cli_out_free(&r);
+}
+
+/*
+ * --atime: an access time moved (debugfs on a scratch copy) is a change
+ * only with --atime; --replay and --unmountable reach both sides.
+ */
+Test(diff, atime_replay_unmountable)
+{
+	char *pa = fixture_image("diff-4k-a"), *pb = fixture_image("diff-4k-a");
+	char cmd[9000], *dirty = fixture_image("dirty-ext4-4k");
+	char path[4096], *bad;
+	struct cli_out r;
+
+	cr_assert(pa && pb && dirty);
+	snprintf(cmd, sizeof(cmd), "debugfs -w -R 'sif /docs atime "
+		 "20200101000000' '%s' >/dev/null 2>&1", pb);
+	if (system(cmd) != 0)
+		cr_skip_test("no debugfs");
+	r = diff_cli((const char *[]){ "diff", pa, pb, NULL }, 0);
+	cr_expect(strstr(r.out, "0 files touched"), "%s", r.out);
+	cli_out_free(&r);
+	r = diff_cli((const char *[]){ "diff", "--atime", "--format", "jsonl",
+				       pa, pb, NULL }, 0);
+	cr_expect(strstr(r.out, "\"path\":\"/docs\"") &&
+		  strstr(r.out, "\"times\""), "%s", r.out);
+	cr_expect(strstr(r.out, "\"files\":1,"), "%s", r.out);
+	cli_out_free(&r);
+	r = diff_cli((const char *[]){ "diff", "--replay", dirty, dirty,
+				       NULL }, 0);
+	cr_expect(strstr(r.out, "0 files touched"), "%s", r.out);
+	cli_out_free(&r);
+	snprintf(path, sizeof(path), "%s/corpus/e2fsprogs/f_illitable.img.gz",
+		 fixture_testdata());
+	cr_assert((bad = fixture_decompress(path)));
+	r = diff_cli((const char *[]){ "diff", bad, bad, NULL }, 1);
+	cr_expect(strstr(r.err, "Inode table"), "%s", r.err);
+	cli_out_free(&r);
+	/* Read past the refusal, the bad table is an error record. */
+	r = diff_cli((const char *[]){ "diff", "--unmountable", bad, bad,
+				       NULL }, 0);
+	cr_expect(strstr(r.out, "...E ") && strstr(r.out, "- (Filesystem "
+		  "metadata is corrupted: group 0: bad inode table)"), "%s",
+		  r.out);
+	cli_out_free(&r);
+	fixture_remove(pa);
+	fixture_remove(pb);
+	fixture_remove(dirty);
+	fixture_remove(bad);
+}
