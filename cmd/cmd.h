@@ -272,6 +272,9 @@ void cmd_put_quoted(FILE *out, const char *s, size_t len, bool always,
 /* Room for NEED elements of ELEM bytes in *V (capacity *CAP, doubled as
  * it grows): 0 or -ENOMEM, *V kept. */
 int cmd_grow(void **v, size_t *cap, size_t need, size_t elem);
+/* util.c: S as a CSV field, quoted as RFC 4180 asks where it holds a
+ * comma, a quote, CR or LF */
+void cmd_csv_text(const char *s);
 /* util.c: "<N>" as debugfs spells an inode: N; 0 for anything else */
 uint64_t cmd_ino_operand(const char *s);
 /* strerror(-err): the tools' words (not e2map_strerror's). */

@@ -184,22 +184,6 @@ static int print_jsonl(const struct e2map_diff_entry *e)
 	return cmd_json_print(o);
 }
 
-/* RFC 4180: a field with a quote, comma or line break is quoted. */
-static void csv_field(const char *s)
-{
-	if (!strpbrk(s, "\",\r\n")) {
-		fputs(s, stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
 static void csv_row(const struct e2map_diff_entry *e, const char *kind,
 		    uint64_t off, uint64_t len)
 {
@@ -207,9 +191,9 @@ static void csv_row(const struct e2map_diff_entry *e, const char *kind,
 
 	letters(e->change, l);
 	printf("%" PRIu64 ",%s,", e->ino, l);
-	csv_field(entry_path(e));
+	cmd_csv_text(entry_path(e));
 	putchar(',');
-	csv_field(e->path_a && e->path_b && strcmp(e->path_a, e->path_b) ?
+	cmd_csv_text(e->path_a && e->path_b && strcmp(e->path_a, e->path_b) ?
 		  e->path_a : "");
 	printf(",%s,%" PRIu64 ",%" PRIu64 "\n", kind, off, len);
 }

@@ -239,22 +239,6 @@ static void csv_time(const struct e2map_timespec *t, bool have)
 	putchar(',');
 }
 
-/* A text field, quoted as RFC 4180 asks when it holds , " CR or LF. */
-static void csv_text(const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
 /* --hash: the columns asked for after paths, then hash_errno. */
 static void csv_digests(const struct scan_extra *x)
 {
@@ -302,7 +286,7 @@ static void csv_item(const struct scan_item *it)
 	       r->fiemap_extents, !!(r->flags & E2MAP_REC_INLINE),
 	       !!(r->flags & E2MAP_REC_EA_INODE), error_name(r->err));
 	if (r->err)
-		csv_text(e2map_strerror(r->err));
+		cmd_csv_text(e2map_strerror(r->err));
 	fputs(",\"", stdout);
 	for (i = 0; i < it->n; i++) {
 		if (i)

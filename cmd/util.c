@@ -222,3 +222,18 @@ uint64_t cmd_ino_operand(const char *s)
 	n = strtoull(s + 1, &end, 10);
 	return errno || strcmp(end, ">") ? 0 : (uint64_t)n;
 }
+
+void cmd_csv_text(const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}

@@ -9,13 +9,14 @@
 # image's, without .img.gz), TMP (removed at exit, the mount undone), MNT
 # and IMG, a read-only scratch copy of the image.  fresh_mount mounts IMG
 # on MNT anew, as `mount -o loop,ro,noload` (or `loop,ro` where the
-# filesystem has no journal) mounts it.
+# filesystem has no journal) mounts it.  A recorder of a tool that reads
+# the image file itself (tsk.sh, fiwalk.sh) sets RECORD_ROOT=no first.
 
 record_start() {
 	local tool=$1
 	shift
 	[ $# = 2 ] || { echo "usage: $0 IMAGE.img[.gz|.bz2] OUTDIR" >&2; exit 2; }
-	[ "$(id -u)" = 0 ] ||
+	[ "${RECORD_ROOT:-yes}" = no ] || [ "$(id -u)" = 0 ] ||
 		{ echo "record-$tool: needs root (loop mounts)" >&2; exit 2; }
 	src=$1
 	mkdir -p "$2"

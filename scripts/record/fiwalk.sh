@@ -13,20 +13,8 @@
 set -euo pipefail
 export LC_ALL=C
 
-[ $# = 2 ] || { echo "usage: $0 IMAGE.img[.gz|.bz2] OUTDIR" >&2; exit 2; }
-src=$1
-mkdir -p "$2"
-out=$(cd "$2" && pwd)
-name=$(basename "$src")
-name=${name%.gz}
-name=${name%.bz2}
-name=${name%.img}
-tmp=$(mktemp -d /tmp/record-fiwalk.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-case "$src" in
-*.gz) gzip -dc "$src" >"$tmp/$name.img" ;;
-*.bz2) bzip2 -dc "$src" >"$tmp/$name.img" ;;
-*) cp "$src" "$tmp/$name.img" ;;
-esac
+# shellcheck source=scripts/lib/record.sh
+. "$(dirname "$0")/../lib/record.sh"
+RECORD_ROOT=no record_start fiwalk "$@"
 (cd "$tmp" && fiwalk -X "$name.xml" "$name.img" >/dev/null)
 gzip -9 -n <"$tmp/$name.xml" >"$out/$name.fiwalk.xml.gz"

@@ -23,25 +23,12 @@
 set -euo pipefail
 export LC_ALL=C TZ=UTC
 
-[ $# = 2 ] || { echo "usage: $0 IMAGE.img[.gz|.bz2] OUTDIR" >&2; exit 2; }
 command -v fls >/dev/null ||
 	{ echo "record-tsk: needs The Sleuth Kit (apt-get install sleuthkit)" >&2
 	  exit 2; }
-src=$1
-mkdir -p "$2"
-out=$(cd "$2" && pwd)
-name=$(basename "$src")
-name=${name%.gz}
-name=${name%.bz2}
-name=${name%.img}
-tmp=$(mktemp -d /tmp/record-tsk.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-img=$tmp/$name.img
-case "$src" in
-*.gz) gzip -dc "$src" >"$img" ;;
-*.bz2) bzip2 -dc "$src" >"$img" ;;
-*) cp "$src" "$img" ;;
-esac
+# shellcheck source=scripts/lib/record.sh
+. "$(dirname "$0")/../lib/record.sh"
+RECORD_ROOT=no record_start tsk "$@"
 sum=$(sha256sum "$img" | cut -d' ' -f1)
 version=$(fls -V | awk '{print $NF}')
 timeout=${TIMEOUT:-600}
