@@ -815,6 +815,78 @@ Test(diff, corrupt_inodes_no_crash)
 	corrupt_pair("corpus/e2fsprogs/f_badinode", 1024);
 }
 
+/* Extent node BLK of IMG: depth DEPTH, N index entries all at CHILD. */
+static void put_index(FILE *f, unsigned blk, unsigned depth, unsigned n,
+		      unsigned child)
+{
+	unsigned char node[4096] = { 0x0a, 0xf3 };
+
+	node[2] = n & 0xff;
+	node[3] = n >> 8;
+	node[4] = 340 & 0xff;
+	node[5] = 340 >> 8;
+	node[6] = depth;
+	for (unsigned i = 0; i < n && depth; i++) {
+		unsigned char *e = node + 12 + 12 * i;
+
+		e[0] = i & 0xff;
+		e[1] = i >> 8;
+		memcpy(e + 4, &child, 4);	/* little-endian hosts */
+	}
+	cr_assert_eq(fseek(f, (long)blk * 4096, SEEK_SET), 0);
+	cr_assert_eq(fwrite(node, 1, sizeof(node), f), sizeof(node));
+}
+
+/* Inode 12 of IMG made an extent root of DEPTH with one entry at BLK. */
+static void set_root(const char *img, unsigned depth, unsigned blk)
+{
+	static const char *const fields[] = { "block[0] 0x0001f30a",
+		"block[1] 0x%x", "block[2] 0", "block[3] 0", "block[4] %u",
+		"block[5] 0" };
+	char cmd[700], arg[64];
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		snprintf(arg, sizeof(arg), fields[i],
+			 i == 1 ? 0x4u | depth << 16 : blk);
+		snprintf(cmd, sizeof(cmd),
+			 "debugfs -w -R 'sif <12> %s' '%s' >/dev/null 2>&1",
+			 arg, img);
+		cr_assert_eq(system(cmd), 0, "%s", cmd);
+	}
+}
+
+/*
+ * Equal inodes whose extent trees are hostile, the image against itself:
+ * an index block that points at itself (it recursed until the stack
+ * overflowed), and a chain of index blocks each pointing 340 times at
+ * the next (340^4 reads: a hang).  Blocks 4000-4005 of diff-4k-a are
+ * free.
+ */
+Test(diff, hostile_trees_end, .timeout = 30)
+{
+	char *p = fixture_image("diff-4k-a");
+	e2map_t *m;
+	FILE *f;
+	int n;
+
+	cr_assert(p);
+	cr_assert((f = fopen(p, "r+b")));
+	put_index(f, 4000, 1, 1, 4000);
+	for (unsigned d = 4; d >= 1; d--)
+		put_index(f, 4005 - d, d, 340, 4006 - d);
+	put_index(f, 4005, 0, 0, 0);
+	fclose(f);
+	set_root(p, 2, 4000);
+	cr_assert_eq(e2map_open(p, NULL, &m), 0);
+	cr_assert_eq(diff_count(m, m, 0, &n), 0);
+	e2map_close(m);
+	set_root(p, 5, 4001);
+	cr_assert_eq(e2map_open(p, NULL, &m), 0);
+	cr_assert_eq(diff_count(m, m, 0, &n), 0);
+	e2map_close(m);
+	fixture_remove(p);
+}
+
 static int stop_cb(const struct e2map_diff_entry *e, void *payload)
 {
 	int *calls = payload;

@@ -33,6 +33,7 @@ struct diff {
 	struct e2map__diff_ranges ranges;
 	unsigned char *blk_a, *blk_b;
 	unsigned char *raw_a, *raw_b;	/* one inode each, masked */
+	uint64_t budget;	/* blocks one inode's tree may still read */
 };
 
 static uint16_t get16(const unsigned char *p)
@@ -418,14 +419,17 @@ static int diff_inode(struct diff *d, uint64_t ino, const unsigned char *ra,
 #define EXTENTS_FL 0x80000u
 #define INLINE_DATA_FL 0x10000000u
 #define EXTENT_MAGIC 0xf30a
+#define ROOT_ENTRIES 4	/* (sizeof i_block - header) / 12 */
 
 static int node_differs(struct diff *d, const unsigned char *node,
 			unsigned depth, bool extents);
 
 /*
- * Block PBLK in both images (1: it differs, or cannot be read: let the
- * walk find out); equal, the blocks under it.  DEPTH: indirect levels
- * below it (0: it points at data).
+ * Block PBLK in both images (1: it differs, or cannot be read, or the
+ * tree reads more blocks than the filesystem has: a loop or a fan of
+ * pointers at one block; let the walk find out); equal, the blocks under
+ * it.  DEPTH: indirect levels below it (0: it points at data), or the
+ * extent node's depth.
  */
 static int child_differs(struct diff *d, uint64_t pblk, unsigned depth,
 			 bool extents)
@@ -435,13 +439,13 @@ static int child_differs(struct diff *d, uint64_t pblk, unsigned depth,
 
 	if (!pblk)
 		return 0;	/* a hole of a block map, in both */
-	if (!e2map__block_valid(d->a, pblk, 1) ||
+	if (!d->budget-- || !e2map__block_valid(d->a, pblk, 1) ||
 	    !(x = malloc(d->a->bs)) || !(y = malloc(d->a->bs)))
 		goto out;
 	if (e2map__read_block(d->a, pblk, x) < 0 ||
 	    e2map__read_block(d->b, pblk, y) < 0 || memcmp(x, y, d->a->bs))
 		goto out;
-	r = extents ? node_differs(d, x, 0, true) :
+	r = extents ? node_differs(d, x, depth, true) :
 	    depth ? node_differs(d, x, depth - 1, false) : 0;
 out:
 	free(x);
@@ -450,38 +454,47 @@ out:
 }
 
 /*
- * NODE: an extent node (its index entries' children compared; a leaf's
- * extents are in NODE itself) or a block of pointers to blocks of DEPTH
- * indirect levels.  1 where a block under it differs.
+ * An extent node of depth DEPTH, with room for MAX entries: its index
+ * entries' children compared (a leaf's extents are in the node itself).
+ * The depth must fall by one a level, as the kernel checks, or a node
+ * pointing at itself would never end.
+ */
+static int extent_differs(struct diff *d, const unsigned char *node,
+			  unsigned depth, unsigned max)
+{
+	unsigned n = get16(node + 2);
+	int r;
+
+	if (get16(node) != EXTENT_MAGIC || get16(node + 6) != depth ||
+	    n > max)
+		return 1;
+	for (unsigned i = 0; i < n && depth; i++) {
+		const unsigned char *e = node + 12 + 12 * i;
+
+		if ((r = child_differs(d, get32(e + 4) |
+				       (uint64_t)get16(e + 8) << 32,
+				       depth - 1, true)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * NODE: an extent node below the inode (of depth DEPTH) or a block of
+ * pointers to blocks of DEPTH indirect levels.  1 where a block under it
+ * differs.
  */
 static int node_differs(struct diff *d, const unsigned char *node,
 			unsigned depth, bool extents)
 {
-	unsigned n, i;
 	int r;
 
-	if (!extents) {
-		for (i = 0; i < d->a->bs / 4; i++)
-			if ((r = child_differs(d, get32(node + 4 * i), depth,
-					       false)) != 0)
-				return r;
-		return 0;
-	}
-	if (get16(node) != EXTENT_MAGIC || get16(node + 6) > E2MAP_MAX_DEPTH)
-		return 1;
-	n = get16(node + 2);
-	if (!get16(node + 6))
-		return 0;
-	if (n > (d->a->bs - 12) / 12)
-		return 1;
-	for (i = 0; i < n; i++) {
-		const unsigned char *e = node + 12 + 12 * i;
-
-		if ((r = child_differs(d, get32(e + 4) |
-				       (uint64_t)get16(e + 8) << 32, 0,
-				       true)) != 0)
+	if (extents)
+		return extent_differs(d, node, depth, (d->a->bs - 12) / 12);
+	for (unsigned i = 0; i < d->a->bs / 4; i++)
+		if ((r = child_differs(d, get32(node + 4 * i), depth,
+				       false)) != 0)
 			return r;
-	}
 	return 0;
 }
 
@@ -491,11 +504,14 @@ static bool tree_differs(struct diff *d, const unsigned char *raw)
 	uint32_t flags = get32(raw + 0x20);
 	const unsigned char *ib = raw + RAW_BLOCK;
 	uint16_t type = get16(raw) & 0170000;
+	unsigned depth = get16(ib + 6);
 
 	if ((type != 0100000 && type != 0040000) || (flags & INLINE_DATA_FL))
 		return false;
+	d->budget = ext2fs_blocks_count(d->a->fs->super);
 	if (flags & EXTENTS_FL)
-		return node_differs(d, ib, 0, true) != 0;
+		return depth > E2MAP_MAX_DEPTH ||
+		       extent_differs(d, ib, depth, ROOT_ENTRIES) != 0;
 	for (unsigned k = 0; k < 3; k++)	/* single, double, triple */
 		if (child_differs(d, get32(ib + 4 * (12 + k)), k, false))
 			return true;
