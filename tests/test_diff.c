@@ -635,6 +635,24 @@ static void check_rsync(const struct pair *p, const struct gots *g)
 	e2map_paths_free(pb);
 }
 
+/*
+ * Only a file or a directory in B has ranges: a symlink, a device or a
+ * deleted inode has no data to copy (an entry once carried the ranges of
+ * the inode before it).
+ */
+static void check_unmapped(const struct gots *g)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		const struct got *x = &g->v[i];
+
+		if (is_dir(x->mode_b) || (x->mode_b & 0170000) == 0100000)
+			continue;
+		cr_assert(x->nr == 0 && !(x->change & E2MAP_DIFF_DATA),
+			  "inode %" PRIu64 " (mode 0%o): %zu ranges", x->ino,
+			  (unsigned)x->mode_b, x->nr);
+	}
+}
+
 static void check_pair_all(const char *name)
 {
 	struct pair p;
@@ -644,6 +662,7 @@ static void check_pair_all(const char *name)
 	run_diff(&p, 0, &g);
 	check_truth(&p, &g);
 	check_rsync(&p, &g);
+	check_unmapped(&g);
 	cr_assert(g.sum.files == g.n && g.sum.copy_bytes > 0 &&
 		  g.sum.unchecked_bytes > 0 && g.sum.allocated_a > 0 &&
 		  g.sum.apparent_b >= g.sum.allocated_b);

@@ -246,6 +246,7 @@ static int data_changes(struct diff *d, struct entry *en, bool fresh)
 	e2map_t *fail = en->has_b ? d->b : d->a;
 	int err;
 
+	d->ranges.n = 0;	/* no walk below leaves the last inode's */
 	if (!en->has_b)
 		return 0;	/* a deleted file's blocks are not copied */
 	s->bs = d->a->bs;
