@@ -255,6 +255,7 @@ static int data_changes(struct diff *d, struct entry *en, bool fresh)
 	s->data_may_change = fresh || ts_ne(&x->mtime, &y->mtime) ||
 			     x->size != y->size;
 	s->bytes = (d->o->flags & E2MAP_DIFF_BYTES) != 0;
+	s->budget = ext2fs_blocks_count(d->a->fs->super);
 	s->dir = (y->mode & 0170000) == 0040000;
 	if ((err = open_side(d->a, en->has_a && !fresh, x, &s->fa)) == 0 &&
 	    (err = open_side(d->b, true, y, &s->fb)) == 0) {

@@ -155,22 +155,56 @@ static int compare_inline(const struct e2map__diff_side *s,
 	return compare_bytes(s, d, 0, max);
 }
 
+/* The block past both EOFs: beyond it both sides read zeroes. */
+static uint64_t eof_block(const struct e2map__diff_side *s)
+{
+	uint64_t max = s->size_a > s->size_b ? s->size_a : s->size_b;
+
+	return max / s->bs + (max % s->bs != 0);
+}
+
+/*
+ * BYTES over the blocks FROM to END, as far as the inode's budget goes:
+ * a hostile tree mapping one stretch of the device again and again may
+ * not make it read more than the device.  *STOP: where it stopped.
+ */
+static int compare_some(struct e2map__diff_side *s,
+			struct e2map__diff_ranges *d,
+			const struct e2map_run *rb, uint64_t from, uint64_t end,
+			uint64_t *stop)
+{
+	uint64_t n = end - from < s->budget ? end - from : s->budget;
+
+	s->budget -= n;
+	*stop = from + n;
+	if (!n)
+		return 0;
+	if (s->dir)
+		return compare_dir_blocks(s, d, from * s->bs,
+					  rb->pblk + (from - rb->lblk), n);
+	return compare_bytes(s, d, from * s->bs, n * s->bs);
+}
+
 /* Both sides map the stretch from FROM to the same blocks, alike. */
-static int same_blocks(const struct e2map__diff_side *s,
+static int same_blocks(struct e2map__diff_side *s,
 		       struct e2map__diff_ranges *d, const struct e2map_run *rb,
 		       uint64_t from, uint64_t to)
 {
-	uint64_t off = from * s->bs, len = (to - from) * s->bs;
+	uint64_t end = to < eof_block(s) ? to : eof_block(s), stop = from;
+	int err;
 
 	if (rb->kind == E2MAP_RUN_UNWRITTEN || !s->data_may_change)
 		return 0;	/* zeroes both ways; or the file's data kept */
-	if (s->bytes && s->dir)
-		return compare_dir_blocks(s, d, off,
-					  rb->pblk + (from - rb->lblk),
-					  to - from);
-	if (s->bytes)
-		return compare_bytes(s, d, off, len);
-	return e2map__diff_range_add(d, E2MAP_DIFF_R_SAME_UNCHECKED, off, len);
+	if (!s->bytes)
+		end = to;
+	else if (from >= end)
+		return 0;
+	else if ((err = compare_some(s, d, rb, from, end, &stop)) < 0)
+		return err;
+	if (stop == end)
+		return 0;
+	return e2map__diff_range_add(d, E2MAP_DIFF_R_SAME_UNCHECKED,
+				     stop * s->bs, (end - stop) * s->bs);
 }
 
 static bool inline_run(const struct e2map_run *r)
@@ -179,7 +213,7 @@ static bool inline_run(const struct e2map_run *r)
 }
 
 /* What the stretch mapped A's way (RA, may be NULL) and B's became. */
-static int classify(const struct e2map__diff_side *s,
+static int classify(struct e2map__diff_side *s,
 		    struct e2map__diff_ranges *d, const struct e2map_run *ra,
 		    const struct e2map_run *rb, uint64_t from, uint64_t to)
 {
@@ -211,7 +245,7 @@ static uint64_t run_end(const struct e2map_run *r)
 }
 
 /* Sweep both run lists (sorted, disjoint) over their boundaries. */
-static int sweep(const struct e2map__diff_side *s, const struct runs *a,
+static int sweep(struct e2map__diff_side *s, const struct runs *a,
 		 const struct runs *b, struct e2map__diff_ranges *d)
 {
 	size_t i = 0, j = 0;

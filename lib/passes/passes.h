@@ -46,7 +46,8 @@ uint64_t e2map__paths_next(const e2map_paths_t *p, uint64_t after);
  * diffmap.c: one inode's changed ranges between A and B (diff.c).  FA and
  * FB are its handles (NULL: absent on that side); SIZE_B decides punched
  * or removed; same-mapped blocks are reported only when DATA_MAY_CHANGE
- * (mtime or size differ), read and compared when BYTES.  BUF_A and
+ * (mtime or size differ), read and compared when BYTES (up to BUDGET
+ * blocks, the rest unchecked).  BUF_A and
  * BUF_B are made on first use and freed by the caller.
  */
 struct e2map__diff_side {
@@ -54,6 +55,7 @@ struct e2map__diff_side {
 	uint32_t bs;
 	uint64_t size_a, size_b;
 	bool data_may_change, bytes, dir;
+	uint64_t budget;	/* blocks BYTES may still read */
 	unsigned char *buf_a, *buf_b;
 };
 struct e2map__diff_ranges {
