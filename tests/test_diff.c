@@ -963,6 +963,39 @@ Test(diff, bytes_read_at_most_the_device)
 	fixture_remove(pb);
 }
 
+/*
+ * Blocks A maps and B does not: punched below B's EOF, removed past it,
+ * one stretch split at B's EOF block.  B: /docs/f05 (six blocks) cut to
+ * its first extent block and an i_size of 10000, by debugfs.
+ */
+Test(diff, punched_below_eof_removed_past)
+{
+	char *pa, *pb = fixture_image("diff-4k-a"), cmd[700];
+	e2map_t *a = open_image("diff-4k-a", &pa), *b;
+	struct e2map_diff_opts o = E2MAP_DIFF_OPTS_INIT;
+	struct gots g = { 0 };
+
+	snprintf(cmd, sizeof(cmd), "debugfs -w -R 'sif <36> size 10000' '%s' "
+		 ">/dev/null 2>&1 && debugfs -w -R 'sif <36> block[4] 1' '%s' "
+		 ">/dev/null 2>&1", pb, pb);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cr_assert_eq(e2map_open(pb, NULL, &b), 0);
+	g.sum.version = E2MAP_DIFF_SUMMARY_VERSION;
+	cr_assert_eq(e2map_diff(a, b, &o, keep, &g, &g.sum), 0);
+	cr_assert_eq(g.n, 1);
+	cr_assert_eq(g.v[0].nr, 3);
+	cr_assert(g.v[0].r[1].kind == E2MAP_DIFF_R_PUNCHED &&
+		  g.v[0].r[1].offset == 4096 && g.v[0].r[1].length == 8192);
+	cr_assert(g.v[0].r[2].kind == E2MAP_DIFF_R_REMOVED &&
+		  g.v[0].r[2].offset == 12288 &&
+		  g.v[0].r[2].length == 12288);
+	gots_free(&g);
+	e2map_close(a);
+	e2map_close(b);
+	fixture_remove(pa);
+	fixture_remove(pb);
+}
+
 static int stop_cb(const struct e2map_diff_entry *e, void *payload)
 {
 	int *calls = payload;

@@ -212,6 +212,25 @@ static bool inline_run(const struct e2map_run *r)
 	return r->kind == E2MAP_RUN_INLINE;
 }
 
+/* Mapped in A only: a hole below B's EOF, removed past it (the stretch
+ * split at the block holding B's EOF). */
+static int unmapped_in_b(const struct e2map__diff_side *s,
+			 struct e2map__diff_ranges *d, uint64_t from,
+			 uint64_t to)
+{
+	uint64_t eof = s->size_b / s->bs + (s->size_b % s->bs != 0);
+	uint64_t mid = eof < from ? from : eof > to ? to : eof;
+	int err = 0;
+
+	if (mid > from)
+		err = e2map__diff_range_add(d, E2MAP_DIFF_R_PUNCHED,
+					    from * s->bs, (mid - from) * s->bs);
+	if (!err && to > mid)
+		err = e2map__diff_range_add(d, E2MAP_DIFF_R_REMOVED,
+					    mid * s->bs, (to - mid) * s->bs);
+	return err;
+}
+
 /* What the stretch mapped A's way (RA, may be NULL) and B's became. */
 static int classify(struct e2map__diff_side *s,
 		    struct e2map__diff_ranges *d, const struct e2map_run *ra,
@@ -224,8 +243,7 @@ static int classify(struct e2map__diff_side *s,
 		k = rb->kind == E2MAP_RUN_UNWRITTEN ? E2MAP_DIFF_R_FILLED
 						    : E2MAP_DIFF_R_ADDED;
 	else if (!rb)
-		k = off >= s->size_b ? E2MAP_DIFF_R_REMOVED
-				     : E2MAP_DIFF_R_PUNCHED;
+		return unmapped_in_b(s, d, from, to);
 	else if (inline_run(ra) && inline_run(rb))
 		return compare_inline(s, d);
 	else if (inline_run(ra) || inline_run(rb) ||
