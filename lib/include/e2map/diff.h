@@ -116,8 +116,9 @@ struct e2map_diff_opts {
  * granularity the inode keeps, same size and mapping) is not seen.
  * Returns 0, CB's non-zero return, or -EINVAL (NULL argument, an unknown
  * version, block sizes or inode geometry that differ, other UUIDs without
- * E2MAP_DIFF_FORCE: e2map_errmsg(A) says which), -ENOMEM, or the error of
- * reading an inode table (a group's failure stops the comparison).
+ * E2MAP_DIFF_FORCE: e2map_errmsg(A) says which) or -ENOMEM.  An inode
+ * table block that cannot be read is one entry with E2MAP_DIFF_ERROR
+ * (its group's first inode), and the comparison goes on at the next group.
  */
 typedef int (*e2map_diff_cb)(const struct e2map_diff_entry *e, void *payload);
 E2MAP_API int e2map_diff(e2map_t *a, e2map_t *b,
