@@ -996,6 +996,36 @@ Test(diff, punched_below_eof_removed_past)
 	fixture_remove(pb);
 }
 
+/*
+ * A slot past a group's itable_unused is no inode, even with the bytes of
+ * one: A's group 0 counts one inode fewer (760 unused, by debugfs), so
+ * /special/acl-keep (265), in equal table blocks, is added in B.
+ */
+Test(diff, itable_unused_counts)
+{
+	char *pa = fixture_image("diff-4k-a"), *pb, cmd[700];
+	e2map_t *a, *b = open_image("diff-4k-a", &pb);
+	struct e2map_diff_opts o = E2MAP_DIFF_OPTS_INIT;
+	struct gots g = { 0 };
+
+	cr_assert(pa);
+	snprintf(cmd, sizeof(cmd), "debugfs -w -R 'set_bg 0 itable_unused "
+		 "760' '%s' >/dev/null 2>&1 && debugfs -w -R 'set_bg 0 "
+		 "checksum calc' '%s' >/dev/null 2>&1", pa, pa);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cr_assert_eq(e2map_open(pa, NULL, &a), 0);
+	g.sum.version = E2MAP_DIFF_SUMMARY_VERSION;
+	cr_assert_eq(e2map_diff(a, b, &o, keep_any, &g, &g.sum), 0);
+	cr_assert_eq(g.n, 1, "%zu entries", g.n);
+	cr_assert(g.v[0].ino == 265 && (g.v[0].change & E2MAP_DIFF_ADDED),
+		  "inode %" PRIu64 " 0x%x", g.v[0].ino, g.v[0].change);
+	gots_free(&g);
+	e2map_close(a);
+	e2map_close(b);
+	fixture_remove(pa);
+	fixture_remove(pb);
+}
+
 static int stop_cb(const struct e2map_diff_entry *e, void *payload)
 {
 	int *calls = payload;

@@ -599,6 +599,15 @@ static int diff_slots(struct diff *d, uint64_t first, uint32_t per,
 	return 0;
 }
 
+/* Do both groups count the same slots of this block in use?  A slot
+ * past a group's itable_unused is no inode, whatever its bytes say. */
+static bool same_slots(uint32_t i0, uint32_t per, uint32_t na, uint32_t nb)
+{
+	uint64_t end = (uint64_t)i0 + per;
+
+	return (na < end ? na : end) == (nb < end ? nb : end);
+}
+
 static int diff_group(struct diff *d, dgrp_t g, struct entry *en)
 {
 	uint32_t per = d->a->bs / d->isize, ipg = d->a->fs->super->
@@ -616,6 +625,7 @@ static int diff_group(struct diff *d, dgrp_t g, struct entry *en)
 		if ((uint64_t)i * per >= na && (uint64_t)i * per >= nb)
 			break;
 		err = diff_slots(d, first, per, na, nb, i * per, en,
+				 same_slots(i * per, per, na, nb) &&
 				 !memcmp(d->blk_a, d->blk_b, d->a->bs));
 		if (err)
 			return err;
