@@ -83,15 +83,8 @@ static int add_name(const char *path, size_t len, void *payload)
 {
 	struct names *nm = payload;
 
-	if (nm->len + len + 1 > nm->cap) {
-		size_t cap = (nm->cap + len + 1) * 2;
-		char *b = realloc(nm->buf, cap);
-
-		if (!b)
-			return -ENOMEM;
-		nm->buf = b;
-		nm->cap = cap;
-	}
+	if (e2map__grow((void **)&nm->buf, &nm->cap, nm->len + len + 1, 1) < 0)
+		return -ENOMEM;
 	memcpy(nm->buf + nm->len, path, len + 1);
 	nm->len += len + 1;
 	nm->n++;

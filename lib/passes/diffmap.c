@@ -22,15 +22,9 @@ static int add_run(const struct e2map_run *r, void *payload)
 
 	if (r->kind == E2MAP_RUN_HOLE)
 		return 0;
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? rs->cap * 2 : 16;
-		struct e2map_run *v = realloc(rs->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		rs->v = v;
-		rs->cap = cap;
-	}
+	if (e2map__grow((void **)&rs->v, &rs->cap, rs->n + 1,
+			sizeof(*rs->v)) < 0)
+		return -ENOMEM;
 	rs->v[rs->n++] = *r;
 	return 0;
 }
@@ -45,15 +39,8 @@ int e2map__diff_range_add(struct e2map__diff_ranges *d,
 		last->length += len;
 		return 0;
 	}
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 16;
-		struct e2map_diff_range *v = realloc(d->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		d->v = v;
-		d->cap = cap;
-	}
+	if (e2map__grow((void **)&d->v, &d->cap, d->n + 1, sizeof(*d->v)) < 0)
+		return -ENOMEM;
 	d->v[d->n].offset = off;
 	d->v[d->n].length = len;
 	d->v[d->n].kind = kind;
