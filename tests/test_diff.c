@@ -834,6 +834,16 @@ Test(diff, corrupt_inodes_no_crash)
 	corrupt_pair("corpus/e2fsprogs/f_badinode", 1024);
 }
 
+/* debugfs -w (and FLAGS) runs REQ on IMG. */
+static void debugfs_w(const char *img, const char *flags, const char *req)
+{
+	char cmd[700];
+
+	snprintf(cmd, sizeof(cmd), "debugfs %s -w -R '%s' '%s' >/dev/null 2>&1",
+		 flags, req, img);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
 /* Extent node BLK of IMG: depth DEPTH, N index entries all at CHILD. */
 static void put_index(FILE *f, unsigned blk, unsigned depth, unsigned n,
 		      unsigned child)
@@ -862,15 +872,13 @@ static void set_root(const char *img, unsigned depth, unsigned blk)
 	static const char *const fields[] = { "block[0] 0x0001f30a",
 		"block[1] 0x%x", "block[2] 0", "block[3] 0", "block[4] %u",
 		"block[5] 0" };
-	char cmd[700], arg[64];
+	char req[80], arg[64];
 
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		snprintf(arg, sizeof(arg), fields[i],
 			 i == 1 ? 0x4u | depth << 16 : blk);
-		snprintf(cmd, sizeof(cmd),
-			 "debugfs -w -R 'sif <12> %s' '%s' >/dev/null 2>&1",
-			 arg, img);
-		cr_assert_eq(system(cmd), 0, "%s", cmd);
+		snprintf(req, sizeof(req), "sif <12> %s", arg);
+		debugfs_w(img, "", req);
 	}
 }
 
@@ -912,7 +920,7 @@ static void map_again(const char *img, const char *mtime)
 {
 	unsigned char root[60] = { 0x0a, 0xf3, 4, 0, 4, 0 };
 	long long at = inode_offset(img, 36, 4096);
-	char cmd[700];
+	char req[80];
 	FILE *f;
 
 	cr_assert(at > 0);
@@ -929,10 +937,9 @@ static void map_again(const char *img, const char *mtime)
 	cr_assert_eq(fseek(f, (long)at + 0x28, SEEK_SET), 0);
 	cr_assert_eq(fwrite(root, 1, sizeof(root), f), sizeof(root));
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "debugfs -n -w -R 'sif <36> size "
-		 "0x10000000000' '%s' >/dev/null 2>&1 && debugfs -w -R "
-		 "'sif <36> mtime %s' '%s' >/dev/null 2>&1", img, mtime, img);
-	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	debugfs_w(img, "-n", "sif <36> size 0x10000000000");
+	snprintf(req, sizeof(req), "sif <36> mtime %s", mtime);
+	debugfs_w(img, "", req);
 }
 
 /*
@@ -970,15 +977,13 @@ Test(diff, bytes_read_at_most_the_device)
  */
 Test(diff, punched_below_eof_removed_past)
 {
-	char *pa, *pb = fixture_image("diff-4k-a"), cmd[700];
+	char *pa, *pb = fixture_image("diff-4k-a");
 	e2map_t *a = open_image("diff-4k-a", &pa), *b;
 	struct e2map_diff_opts o = E2MAP_DIFF_OPTS_INIT;
 	struct gots g = { 0 };
 
-	snprintf(cmd, sizeof(cmd), "debugfs -w -R 'sif <36> size 10000' '%s' "
-		 ">/dev/null 2>&1 && debugfs -w -R 'sif <36> block[4] 1' '%s' "
-		 ">/dev/null 2>&1", pb, pb);
-	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	debugfs_w(pb, "", "sif <36> size 10000");
+	debugfs_w(pb, "", "sif <36> block[4] 1");
 	cr_assert_eq(e2map_open(pb, NULL, &b), 0);
 	g.sum.version = E2MAP_DIFF_SUMMARY_VERSION;
 	cr_assert_eq(e2map_diff(a, b, &o, keep, &g, &g.sum), 0);
@@ -1003,16 +1008,14 @@ Test(diff, punched_below_eof_removed_past)
  */
 Test(diff, itable_unused_counts)
 {
-	char *pa = fixture_image("diff-4k-a"), *pb, cmd[700];
+	char *pa = fixture_image("diff-4k-a"), *pb;
 	e2map_t *a, *b = open_image("diff-4k-a", &pb);
 	struct e2map_diff_opts o = E2MAP_DIFF_OPTS_INIT;
 	struct gots g = { 0 };
 
 	cr_assert(pa);
-	snprintf(cmd, sizeof(cmd), "debugfs -w -R 'set_bg 0 itable_unused "
-		 "760' '%s' >/dev/null 2>&1 && debugfs -w -R 'set_bg 0 "
-		 "checksum calc' '%s' >/dev/null 2>&1", pa, pa);
-	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	debugfs_w(pa, "", "set_bg 0 itable_unused 760");
+	debugfs_w(pa, "", "set_bg 0 checksum calc");
 	cr_assert_eq(e2map_open(pa, NULL, &a), 0);
 	g.sum.version = E2MAP_DIFF_SUMMARY_VERSION;
 	cr_assert_eq(e2map_diff(a, b, &o, keep_any, &g, &g.sum), 0);
