@@ -30,25 +30,13 @@
 # DIFF_FRACTION (0.01), BENCH_REBUILD=1.
 # Needs root (loop mounts), e2fsprogs, rsync, qemu-utils, python3.
 set -eu -o pipefail
-export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+# shellcheck source=scripts/lib/bench.sh
+. "$here/../lib/bench.sh"
+bench_start diff mke2fs e2fsck rsync qemu-img python3 losetup mountpoint xfs_io
 ops=$here/../gen/diff-ops.py
-die() { echo "bench-diff: $*" >&2; exit 1; }
-log() { printf '%s\n' "$*" >&2; }
-[ "$(id -u)" = 0 ] || die "must run as root (loop mounts)"
-for t in mke2fs e2fsck rsync qemu-img python3 losetup mountpoint xfs_io; do
-	command -v "$t" >/dev/null || die "missing tool: $t (scripts/deps.sh bench)"
-done
-E2MAP=${E2MAP:-$root/cmd/e2map}
-E2MAP=$(cd "$(dirname "$E2MAP")" && pwd)/$(basename "$E2MAP")
-CACHE=${BENCH_CACHE:-/var/tmp/e2map-bench}
 FRACTION=${DIFF_FRACTION:-0.01}
-mkdir -p "$CACHE"
-CACHE=$(cd "$CACHE" && pwd)
-work=$(mktemp -d /tmp/bench-diff.XXXXXX)
-MNT=$work/mnt
-mkdir "$MNT" "$work/a" "$work/b"
+mkdir "$work/a" "$work/b"
 a=$CACHE/big4k.img
 b=$CACHE/diff-big4k-b.img
 man=$CACHE/diff-big4k.changes.jsonl

@@ -42,27 +42,14 @@
 # Needs root (loop mounts), e2fsprogs, util-linux, python3, sleuthkit,
 # ext4magic, extundelete, hashdeep (scripts/deps.sh bench).
 set -eu -o pipefail
-export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+# shellcheck source=scripts/lib/bench.sh
+. "$here/../lib/bench.sh"
+bench_start past mke2fs e2fsck debugfs fsfreeze python3 fls ils fiwalk \
+	ext4magic extundelete hashdeep sha256sum timeout mountpoint
 ops=$here/../gen/past-ops.py
-die() { echo "bench-past: $*" >&2; exit 1; }
-log() { printf '%s\n' "$*" >&2; }
-[ "$(id -u)" = 0 ] || die "must run as root (loop mounts)"
-for t in mke2fs e2fsck debugfs fsfreeze python3 fls ils fiwalk ext4magic \
-	extundelete hashdeep sha256sum timeout mountpoint; do
-	command -v "$t" >/dev/null || die "missing tool: $t (scripts/deps.sh bench)"
-done
-E2MAP=${E2MAP:-$root/cmd/e2map}
-E2MAP=$(cd "$(dirname "$E2MAP")" && pwd)/$(basename "$E2MAP")
 [ -x "$E2MAP" ] || die "no e2map CLI at $E2MAP"
-CACHE=${BENCH_CACHE:-/var/tmp/e2map-bench}
 CAP=${PAST_FIWALK_CAP:-120}
-mkdir -p "$CACHE"
-CACHE=$(cd "$CACHE" && pwd)
-work=$(mktemp -d /tmp/bench-past.XXXXXX)
-MNT=$work/mnt
-mkdir "$MNT"
 cleanup() {
 	local _
 	for _ in 1 2 3; do

@@ -1,5 +1,32 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Sourced by scripts/bench/extract.sh, fuse.sh and owner.sh.
+# Sourced by scripts/bench/extract.sh, fuse.sh, owner.sh, past.sh and diff.sh.
+#
+# bench_start NAME TOOL...: the start of a script that needs root and
+# TOOLs: die and log (prefixed bench-NAME), root (the tree), E2MAP (made
+# absolute; cmd/e2map by default), CACHE (BENCH_CACHE, made, absolute),
+# work (a scratch folder; the script removes it) and MNT ($work/mnt, made).
+bench_start() {
+	local t
+	bench_name=$1
+	shift
+	export LC_ALL=C
+	die() { echo "bench-$bench_name: $*" >&2; exit 1; }
+	log() { printf '%s\n' "$*" >&2; }
+	[ "$(id -u)" = 0 ] || die "must run as root (loop mounts)"
+	for t in "$@"; do
+		command -v "$t" >/dev/null ||
+			die "missing tool: $t (scripts/deps.sh bench)"
+	done
+	root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	E2MAP=${E2MAP:-$root/cmd/e2map}
+	E2MAP=$(cd "$(dirname "$E2MAP")" && pwd)/$(basename "$E2MAP")
+	CACHE=${BENCH_CACHE:-/var/tmp/e2map-bench}
+	mkdir -p "$CACHE"
+	CACHE=$(cd "$CACHE" && pwd)
+	work=$(mktemp -d "/tmp/bench-$bench_name.XXXXXX")
+	MNT=$work/mnt
+	mkdir "$MNT"
+}
 #
 # best CMD...: the best of $runs wall seconds of CMD, its output dropped;
 # before_each, where the script defines it, runs untimed before each run.
