@@ -438,9 +438,10 @@ struct scan_item {
 	const struct scan_extra *x;	/* NULL: no --hash, not DFXML */
 };
 /* 0, or -ENOMEM; X's per-record fields for R (through M), for an inode
- * with a name (NAMED): what a tool on the mount reaches. */
-int scan_extra_fill(e2map_t *m, const struct e2map_record *r, bool named,
-		    struct scan_extra *x);
+ * named PATH (LEN bytes; NULL: no name): what a tool on the mount
+ * reaches, opening it by that name. */
+int scan_extra_fill(e2map_t *m, const struct e2map_record *r,
+		    const char *path, size_t len, struct scan_extra *x);
 void scan_extra_free(struct scan_extra *x);
 /* "md5,sha1" into *(unsigned *)FIELD: E2MAP_DIGEST_* bits; -EINVAL. */
 int scan_parse_digests(const char *arg, void *field);

@@ -312,8 +312,10 @@ static int on_record(const struct e2map_record *r, const char *why,
 		if ((err = keep_top(run, r)) < 0)
 			return err;
 		if (use_extra(run) &&
-		    (err = scan_extra_fill(run->m, r, run->names.n > 0,
-					       &run->x)) < 0)
+		    (err = scan_extra_fill(run->m, r, run->names.n ?
+					       run->names.path[0] : NULL,
+					       run->names.n ? run->names.len[0]
+					       : 0, &run->x)) < 0)
 			return err;
 		it = (struct scan_item){ r, run->names.path, run->names.len,
 					 run->names.n, detail,

@@ -126,8 +126,24 @@ static void hash_file(e2map_t *m, e2map_file_t *f, uint64_t size,
 			 e2map_errmsg(m));
 }
 
-int scan_extra_fill(e2map_t *m, const struct e2map_record *r, bool named,
-		    struct scan_extra *x)
+/* PATH as open(2) of it reaches it: the parent's checks (a file that is
+ * not encrypted in an encrypted directory is EPERM) are the name's, not
+ * the inode's alone. */
+static int open_named(e2map_t *m, const char *path, size_t len,
+		      e2map_file_t **f)
+{
+	char *p = strndup(path, len);
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	err = e2map_file_open_flags(m, p, E2MAP_O_NOFOLLOW, f);
+	free(p);
+	return err;
+}
+
+int scan_extra_fill(e2map_t *m, const struct e2map_record *r,
+		    const char *path, size_t len, struct scan_extra *x)
 {
 	bool reg = S_ISREG(r->st.mode), hash = x->algs && reg;
 	/* A damaged map lists what lies before the damage, as FIEMAP does. */
@@ -140,10 +156,10 @@ int scan_extra_fill(e2map_t *m, const struct e2map_record *r, bool named,
 	x->hash_why[0] = '\0';
 	x->nruns = 0;
 	/* An EA inode holds an xattr value: no open reaches it. */
-	if ((!hash && !runs) || !named || (r->flags & E2MAP_REC_EA_INODE) ||
+	if ((!hash && !runs) || !path || (r->flags & E2MAP_REC_EA_INODE) ||
 	    !(r->flags & E2MAP_REC_STAT))
 		return 0;
-	if ((err = e2map_file_open_ino(m, r->ino, &f)) < 0) {
+	if ((err = open_named(m, path, len, &f)) < 0) {
 		if (!hash)
 			return err == -ENOMEM ? err : 0;
 		x->hash_err = err;
