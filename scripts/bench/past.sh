@@ -101,17 +101,6 @@ has() {
 	[ -z "${2:-}" ] || grep -q -- "$2" <<<"$h"
 }
 
-# timed NAME CMD...: runs CMD (stdout to $work/NAME.out), its wall seconds
-# in $work/NAME.t, its status in $work/NAME.rc.
-timed() {
-	local name=$1 s e rc=0
-	shift
-	s=$(date +%s.%N)
-	"$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
-	e=$(date +%s.%N)
-	python3 -c "print('%.2f' % ($e - $s))" >"$work/$name.t"
-	echo "$rc" >"$work/$name.rc"
-}
 
 # The table's rows: TOOL | COMMAND | SCORE... | TIME, one line each.
 ROWS=()

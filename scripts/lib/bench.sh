@@ -28,6 +28,19 @@ bench_start() {
 	mkdir "$MNT"
 }
 #
+# timed NAME CMD... (past.sh, diff.sh): runs CMD (stdout to
+# $work/NAME.out), its wall seconds in $work/NAME.t, its status in
+# $work/NAME.rc.
+timed() {
+	local name=$1 s e rc=0
+	shift
+	s=$(date +%s.%N)
+	"$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
+	e=$(date +%s.%N)
+	python3 -c "print('%.2f' % ($e - $s))" >"$work/$name.t"
+	echo "$rc" >"$work/$name.rc"
+}
+
 # best CMD...: the best of $runs wall seconds of CMD, its output dropped;
 # before_each, where the script defines it, runs untimed before each run.
 best() {
