@@ -37,9 +37,12 @@ ifdef SANITIZE
 SAN := -fsanitize=$(SANITIZE) -fno-sanitize-recover=$(SANITIZE) -fno-omit-frame-pointer
 endif
 
-# Every library's flags (EXT2_*: libext2fs, libcom_err, libblkid and the
-# libyal media readers; JANSSON_*, ARCHIVE_*, FUSE_*: the CLI's formats and
-# mount) come from pkg-config through an included makefile.  It is made
+# Every library's flags (EXT2_*: libext2fs, libcom_err, libblkid, and the
+# headers and sonames of the libyal media readers and libcrypto, loaded on
+# demand, LIB_LOAD_CFLAGS; JANSSON_*: the CLI's JSON; ARCHIVE_CFLAGS,
+# FUSE_CFLAGS and CLI_LOAD_CFLAGS: tar's and mount's libraries, loaded on
+# demand) come
+# from pkg-config through an included makefile.  It is made
 # before anything else, after scripts/deps.sh has installed what is
 # missing; GNU make then restarts with the answers.  Asking pkg-config as
 # the Makefile is parsed would ask before the install (the first `make
@@ -56,7 +59,8 @@ LIB_LIBS = $(EXT2_LIBS) -pthread
 
 ALL_CFLAGS = $(CPPFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) \
 	-fPIC $(SAN) $(CFLAGS) -MMD -MP
-LIB_CFLAGS = $(ALL_CFLAGS) -pthread -fvisibility=hidden $(EXT2_CFLAGS)
+LIB_CFLAGS = $(ALL_CFLAGS) -pthread -fvisibility=hidden $(EXT2_CFLAGS) \
+	$(LIB_LOAD_CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 
 OBJ := $(BUILD)/obj
@@ -147,11 +151,13 @@ $(eval $(call layer_rule,mount/fc))
 
 $(OBJ)/cmd/%.o: cmd/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(JANSSON_CFLAGS) $(ARCHIVE_CFLAGS) $(FUSE_CFLAGS) $(PUBLIC_INC) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(JANSSON_CFLAGS) $(ARCHIVE_CFLAGS) $(FUSE_CFLAGS) \
+		$(CLI_LOAD_CFLAGS) $(PUBLIC_INC) -c -o $@ $<
 
 $(OBJ)/tests/%.o: tests/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(JANSSON_CFLAGS) $(ALL_LAYERS_INC) -Itests -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(JANSSON_CFLAGS) $(ARCHIVE_CFLAGS) $(FUSE_CFLAGS) \
+		$(LIB_LOAD_CFLAGS) $(CLI_LOAD_CFLAGS) $(ALL_LAYERS_INC) -Itests -c -o $@ $<
 
 $(LIBA): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -163,7 +169,7 @@ $(LIBSO): $(LIB_OBJS)
 
 $(E2MAP): $(CMD_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(LIBA) $(LIB_LIBS) $(JANSSON_LIBS) $(ARCHIVE_LIBS) $(FUSE_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(LIBA) $(LIB_LIBS) $(JANSSON_LIBS)
 
 # The runner and the probe hold the whole CLI but its main() (cmd/e2map.c):
 # the parser's tests call parse.c directly, and tests/cli_run.c runs most
@@ -172,13 +178,11 @@ $(E2MAP): $(CMD_OBJS) $(LIBA)
 CMD_RUNNER_OBJS := $(filter-out $(OBJ)/cmd/e2map.o,$(CMD_OBJS))
 $(RUNNER): $(TEST_OBJS) $(TESTLIB_OBJS) $(CMD_RUNNER_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcriterion $(LIB_LIBS) $(JANSSON_LIBS) \
-		$(ARCHIVE_LIBS) $(FUSE_LIBS) -lutil
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcriterion $(LIB_LIBS) $(JANSSON_LIBS) -lutil
 
 $(PROBE): $(OBJ)/tests/probe.o $(TESTLIB_OBJS) $(CMD_RUNNER_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIB_LIBS) $(JANSSON_LIBS) $(ARCHIVE_LIBS) \
-		$(FUSE_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIB_LIBS) $(JANSSON_LIBS)
 
 python: $(PY_EXT_SO) $(PY_COPIES)
 

@@ -12,9 +12,9 @@
  */
 #define FUSE_USE_VERSION 35
 #include "cmd.h"
+#include "dl.h"
 
 #include <errno.h>
-#include <fuse_lowlevel.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -136,7 +136,7 @@ static void to_stat(const struct e2map_stat *s, struct stat *st)
 
 static void reply_err(fuse_req_t req, int err)
 {
-	fuse_reply_err(req, err < 0 ? -err : EIO);
+	fu.fuse_reply_err(req, err < 0 ? -err : EIO);
 }
 
 /*
@@ -161,14 +161,14 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 				     &ino);
 
 	if (err == -ENOENT) {	/* a negative entry, cached as long */
-		fuse_reply_entry(req, &e);
+		fu.fuse_reply_entry(req, &e);
 		return;
 	}
 	if (err == 0 && (err = e2map_inode_stat(image, ino, &s)) == 0) {
 		parent_set(ino, to_ino(parent));
 		e.ino = to_node(ino);
 		to_stat(&s, &e.attr);
-		fuse_reply_entry(req, &e);
+		fu.fuse_reply_entry(req, &e);
 		return;
 	}
 	reply_err(req, err);
@@ -185,7 +185,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t node,
 	if (err < 0)
 		{ reply_err(req, err); return; }
 	to_stat(&s, &st);
-	fuse_reply_attr(req, &st, FOREVER);
+	fu.fuse_reply_attr(req, &st, FOREVER);
 }
 
 static void op_readlink(fuse_req_t req, fuse_ino_t node)
@@ -196,7 +196,7 @@ static void op_readlink(fuse_req_t req, fuse_ino_t node)
 	if (n < 0)
 		reply_err(req, (int)n);
 	else
-		fuse_reply_readlink(req, target);
+		fu.fuse_reply_readlink(req, target);
 	e2map_free(target);
 }
 
@@ -215,7 +215,7 @@ static void op_open(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
 		{ reply_err(req, err); return; }
 	fi->fh = (uintptr_t)f;
 	fi->keep_cache = 1;
-	fuse_reply_open(req, fi);
+	fu.fuse_reply_open(req, fi);
 }
 
 /*
@@ -241,7 +241,7 @@ static void op_read(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
 	if (n < 0)
 		reply_err(req, (int)n);
 	else
-		fuse_reply_buf(req, buf, done);
+		fu.fuse_reply_buf(req, buf, done);
 	free(buf);
 }
 
@@ -250,7 +250,7 @@ static void op_release(fuse_req_t req, fuse_ino_t node,
 {
 	(void)node;
 	e2map_file_close((e2map_file_t *)(uintptr_t)fi->fh);
-	fuse_reply_err(req, 0);
+	fu.fuse_reply_err(req, 0);
 }
 
 static void op_lseek(fuse_req_t req, fuse_ino_t node, off_t off, int whence,
@@ -261,7 +261,7 @@ static void op_lseek(fuse_req_t req, fuse_ino_t node, off_t off, int whence,
 	(void)node;
 	if (r < 0)
 		{ reply_err(req, (int)r); return; }
-	fuse_reply_lseek(req, (off_t)r);
+	fu.fuse_reply_lseek(req, (off_t)r);
 }
 
 /* A directory's listing, read whole at opendir, as getdents gives it. */
@@ -285,7 +285,7 @@ static void op_opendir(fuse_req_t req, fuse_ino_t node,
 	fi->fh = (uintptr_t)l;
 	fi->keep_cache = 1;
 	fi->cache_readdir = 1;
-	fuse_reply_open(req, fi);
+	fu.fuse_reply_open(req, fi);
 }
 
 /* One entry of L, directory DIR's listing, at buffer BUF: the bytes it
@@ -301,7 +301,7 @@ static size_t add_plain(fuse_req_t req, char *buf, size_t size, uint64_t dir,
 			   .st_mode = (mode_t)l->entries[i].type << 12 };
 
 	(void)dir;
-	return fuse_add_direntry(req, buf, size, l->entries[i].name, &st,
+	return fu.fuse_add_direntry(req, buf, size, l->entries[i].name, &st,
 				 (off_t)i + 1);
 }
 
@@ -326,7 +326,7 @@ static void reply_listing(fuse_req_t req, fuse_ino_t node, size_t size,
 	if (at == 0 && i >= l->count && l->err < 0)
 		reply_err(req, l->err);
 	else
-		fuse_reply_buf(req, buf, at);
+		fu.fuse_reply_buf(req, buf, at);
 	free(buf);
 }
 
@@ -368,7 +368,7 @@ static size_t add_plus(fuse_req_t req, char *buf, size_t size, uint64_t dir,
 		e.attr.st_ino = (ino_t)de->ino;
 		e.attr.st_mode = (mode_t)de->type << 12;
 	}
-	return fuse_add_direntry_plus(req, buf, size, name, &e, (off_t)i + 1);
+	return fu.fuse_add_direntry_plus(req, buf, size, name, &e, (off_t)i + 1);
 }
 
 static void op_readdirplus(fuse_req_t req, fuse_ino_t node, size_t size,
@@ -382,7 +382,7 @@ static void op_releasedir(fuse_req_t req, fuse_ino_t node,
 {
 	(void)node;
 	e2map_dirlist_free((struct e2map_dirlist *)(uintptr_t)fi->fh);
-	fuse_reply_err(req, 0);
+	fu.fuse_reply_err(req, 0);
 }
 
 static void op_getxattr(fuse_req_t req, fuse_ino_t node, const char *name,
@@ -397,9 +397,9 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t node, const char *name,
 	if (n < 0)
 		reply_err(req, (int)n);
 	else if (size == 0)
-		fuse_reply_xattr(req, (size_t)n);
+		fu.fuse_reply_xattr(req, (size_t)n);
 	else
-		fuse_reply_buf(req, buf, (size_t)n);
+		fu.fuse_reply_buf(req, buf, (size_t)n);
 	free(buf);
 }
 
@@ -427,11 +427,11 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t node, size_t size)
 	if (err < 0)
 		reply_err(req, err);
 	else if (size == 0)
-		fuse_reply_xattr(req, n.len);
+		fu.fuse_reply_xattr(req, n.len);
 	else if (n.len > size)
 		reply_err(req, -ERANGE);
 	else
-		fuse_reply_buf(req, n.s, n.len);
+		fu.fuse_reply_buf(req, n.s, n.len);
 	free(n.s);
 }
 
@@ -451,7 +451,7 @@ static void op_statfs(fuse_req_t req, fuse_ino_t node)
 	v.f_files = s.files;
 	v.f_ffree = v.f_favail = s.ffree;
 	v.f_namemax = s.namelen;
-	fuse_reply_statfs(req, &v);
+	fu.fuse_reply_statfs(req, &v);
 }
 
 static const struct fuse_lowlevel_ops ops = {
@@ -564,23 +564,23 @@ static int serve(const struct mount_opts *o, const char *dir)
 
 	if (!opts)
 		return cmd_fail("mount", -ENOMEM, NULL);
-	se = fuse_session_new(&args, &ops, sizeof(ops), NULL);
+	se = fu.fuse_session_new(&args, &ops, sizeof(ops), NULL);
 	/* The handlers first: a signal once the mount is there unmounts it. */
-	if (!se || fuse_set_signal_handlers(se) != 0) {
+	if (!se || fu.fuse_set_signal_handlers(se) != 0) {
 		cmd_errorf("mount: bad options '%s'", cmd_esc(opts));
-	} else if (fuse_session_mount(se, dir) != 0) {
+	} else if (fu.fuse_session_mount(se, dir) != 0) {
 		cmd_errorf("mount: %s: cannot mount (is /dev/fuse there, "
 			   "and fusermount3?)", cmd_esc(dir));
 	} else {
-		if (fuse_daemonize(o->foreground) == 0)
-			status = loop_status(fuse_session_loop(se));
-		fuse_session_unmount(se);
+		if (fu.fuse_daemonize(o->foreground) == 0)
+			status = loop_status(fu.fuse_session_loop(se));
+		fu.fuse_session_unmount(se);
 	}
 	if (se) {
-		fuse_remove_signal_handlers(se);
-		fuse_session_destroy(se);
+		fu.fuse_remove_signal_handlers(se);
+		fu.fuse_session_destroy(se);
 	}
-	fuse_opt_free_args(&args);
+	fu.fuse_opt_free_args(&args);
 	free(opts);
 	free(parents.node);
 	free(parents.dir);
@@ -595,7 +595,8 @@ int cmd_mount(struct cmd_ctx *ctx)
 	int status;
 
 	image = ctx->m;
-	if ((status = mount_point(ctx->ops.v[1], dir)))
+	if ((status = cmd_dl_load(&cmd_dl_fuse, "mount")) ||
+	    (status = mount_point(ctx->ops.v[1], dir)))
 		return status;
 	return serve(ctx->opts, dir);
 }

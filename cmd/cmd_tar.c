@@ -10,10 +10,9 @@
  * (e2map_tree_walk), the map, the bytes and the xattrs.
  */
 #include "cmd.h"
+#include "dl.h"
 #include "tar_pax.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -106,9 +105,9 @@ static int archive_failed(struct tar_run *t, int r)
 	if (t->fatal)
 		return t->fatal;	/* said once */
 	cmd_progress_end(&t->progress);
-	t->fatal = archive_errno(t->a) > 0 ? -archive_errno(t->a) : -EIO;
+	t->fatal = ar.archive_errno(t->a) > 0 ? -ar.archive_errno(t->a) : -EIO;
 	cmd_errorf("tar: %s: %s: %s", cmd_esc(t->out),
-		   archive_error_string(t->a) ? archive_error_string(t->a) :
+		   ar.archive_error_string(t->a) ? ar.archive_error_string(t->a) :
 		   "cannot write", e2map_strerror(t->fatal));
 	return t->fatal;
 }
@@ -157,10 +156,10 @@ static void set_sparse(struct tar_run *t, struct archive_entry *e,
 			  t->map[0].len == size))
 		return;
 	for (i = 0; i < t->nmap; i++)
-		archive_entry_sparse_add_entry(e, t->map[i].off,
+		ar.archive_entry_sparse_add_entry(e, t->map[i].off,
 					       t->map[i].len);
 	if (!t->nmap)	/* all hole: an empty region marks the end */
-		archive_entry_sparse_add_entry(e, size, 0);
+		ar.archive_entry_sparse_add_entry(e, size, 0);
 }
 
 /* LEN bytes of zeroes: libarchive drops them where the map has a hole. */
@@ -170,7 +169,7 @@ static int feed_hole(struct tar_run *t, int64_t len)
 
 	while (len > 0) {
 		size_t n = len < CHUNK ? (size_t)len : CHUNK;
-		la_ssize_t w = archive_write_data(t->a, zero, n);
+		la_ssize_t w = ar.archive_write_data(t->a, zero, n);
 
 		if (w < 0)
 			return archive_failed(t, ARCHIVE_FATAL);
@@ -193,7 +192,7 @@ static int feed_region(struct tar_run *t, e2map_file_t *f,
 			*rerr = n < 0 ? (int)n : -EIO;
 			break;
 		}
-		if (archive_write_data(t->a, t->buf, (size_t)n) < 0)
+		if (ar.archive_write_data(t->a, t->buf, (size_t)n) < 0)
 			return archive_failed(t, ARCHIVE_FATAL);
 		pos += n;
 		*done += (uint64_t)n;
@@ -219,21 +218,21 @@ static int feed_data(struct tar_run *t, e2map_file_t *f, int64_t size,
 
 static void set_stat(struct archive_entry *e, const struct e2map_stat *st)
 {
-	archive_entry_set_mode(e, st->mode);
-	archive_entry_set_uid(e, st->uid);
-	archive_entry_set_gid(e, st->gid);
-	archive_entry_set_nlink(e, st->nlink);
+	ar.archive_entry_set_mode(e, st->mode);
+	ar.archive_entry_set_uid(e, st->uid);
+	ar.archive_entry_set_gid(e, st->gid);
+	ar.archive_entry_set_nlink(e, st->nlink);
 	/* Their records are rewritten as GNU tar writes them (tar_pax.c):
 	 * libarchive's "SEC.NSEC" is wrong before 1970. */
-	archive_entry_set_atime(e, (time_t)st->atime.sec, st->atime.nsec);
-	archive_entry_set_mtime(e, (time_t)st->mtime.sec, st->mtime.nsec);
-	archive_entry_set_ctime(e, (time_t)st->ctime.sec, st->ctime.nsec);
+	ar.archive_entry_set_atime(e, (time_t)st->atime.sec, st->atime.nsec);
+	ar.archive_entry_set_mtime(e, (time_t)st->mtime.sec, st->mtime.nsec);
+	ar.archive_entry_set_ctime(e, (time_t)st->ctime.sec, st->ctime.nsec);
 	/* no crtime: tar and cp -a on the mount keep none, and GNU tar
 	 * warns at LIBARCHIVE.creationtime */
 	if (S_ISCHR(st->mode) || S_ISBLK(st->mode))
-		archive_entry_set_rdev(e, st->rdev);
+		ar.archive_entry_set_rdev(e, st->rdev);
 	if (S_ISREG(st->mode))
-		archive_entry_set_size(e, (la_int64_t)st->size);
+		ar.archive_entry_set_size(e, (la_int64_t)st->size);
 }
 
 struct xattr_add {
@@ -276,7 +275,7 @@ static void add_acl(struct archive_entry *e, const struct e2map_xattr *x)
 	for (at = 4; at + 8 <= x->value_len; at += 8)
 		for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
 			if (le(v + at, 2) == tags[i].vfs)
-				archive_entry_acl_add_entry(e, type,
+				ar.archive_entry_acl_add_entry(e, type,
 					(int)(le(v + at + 2, 2) & 7),
 					tags[i].archive,
 					(int)le(v + at + 4, 4), NULL);
@@ -295,7 +294,7 @@ static int add_xattr(const struct e2map_xattr *x, void *payload)
 	if (!strncmp(x->name, "system.posix_acl_", 17))
 		add_acl(xa->e, x);
 	else
-		archive_entry_xattr_add_entry(xa->e, x->name, x->value,
+		ar.archive_entry_xattr_add_entry(xa->e, x->name, x->value,
 					      x->value_len);
 	return 0;
 }
@@ -316,7 +315,7 @@ static int set_symlink(struct tar_run *t, struct archive_entry *e,
 	int64_t n = e2map_inode_readlink_alloc(t->m, ino, &target);
 
 	if (n >= 0)
-		archive_entry_set_symlink(e, target);
+		ar.archive_entry_set_symlink(e, target);
 	e2map_free(target);
 	return n < 0 ? (int)n : 0;
 }
@@ -333,13 +332,13 @@ static int fill_entry(struct tar_run *t, const struct e2map_tree_entry *te,
 
 	if (!name)
 		return -ENOMEM;
-	archive_entry_copy_pathname(e, name);
+	ar.archive_entry_copy_pathname(e, name);
 	set_stat(e, st);
 	if (te->first) {
 		if (!(name = member(t, te->first)))
 			return -ENOMEM;
-		archive_entry_copy_hardlink(e, name);
-		archive_entry_set_size(e, 0);
+		ar.archive_entry_copy_hardlink(e, name);
+		ar.archive_entry_set_size(e, 0);
 		return 0;
 	}
 	if (S_ISLNK(st->mode) && (err = set_symlink(t, e, te->ino)) < 0)
@@ -360,7 +359,7 @@ static int fill_entry(struct tar_run *t, const struct e2map_tree_entry *te,
 /* One entry into the archive: header, then a regular file's data. */
 static int add_entry(struct tar_run *t, const struct e2map_tree_entry *te)
 {
-	struct archive_entry *e = archive_entry_new();
+	struct archive_entry *e = ar.archive_entry_new();
 	e2map_file_t *f = NULL;
 	const char *what = "";
 	uint64_t done = 0;
@@ -371,14 +370,14 @@ static int add_entry(struct tar_run *t, const struct e2map_tree_entry *te)
 	err = fill_entry(t, te, e, &f, &what);
 	if (err == 0)
 		tar_pax_next(t->pax, te->st);
-	if (err == 0 && (err = archive_failed(t, archive_write_header(t->a,
+	if (err == 0 && (err = archive_failed(t, ar.archive_write_header(t->a,
 								     e))) == 0
 	    && f)
 		err = feed_data(t, f, (int64_t)te->st->size, &done, &rerr);
 	if (err == 0)
-		err = archive_failed(t, archive_write_finish_entry(t->a));
+		err = archive_failed(t, ar.archive_write_finish_entry(t->a));
 	e2map_file_close(f);
-	archive_entry_free(e);
+	ar.archive_entry_free(e);
 	if (err && err != -ENOMEM && !t->fatal)
 		failure(t, te->path, what, err);
 	if (rerr) {
@@ -501,9 +500,9 @@ static int open_archive(struct tar_run *t, const char *file)
 		return -1;
 	}
 	t->out = file ? file : "stdout";
-	if (!(t->a = archive_write_new()) ||
-	    archive_write_set_format_pax(t->a) != ARCHIVE_OK ||
-	    archive_write_set_format_option(t->a, "pax", "xattrheader",
+	if (!(t->a = ar.archive_write_new()) ||
+	    ar.archive_write_set_format_pax(t->a) != ARCHIVE_OK ||
+	    ar.archive_write_set_format_option(t->a, "pax", "xattrheader",
 					    "SCHILY") != ARCHIVE_OK ||
 	    tar_pax_open(t->a, fd, &t->pax) < 0) {
 		if (t->a)
@@ -523,11 +522,11 @@ static int finish(struct tar_run *t, int fd, bool own, int walked)
 
 	if (walked < 0 && !t->fatal)
 		status = cmd_fail("tar", walked, NULL);
-	if (archive_failed(t, archive_write_close(t->a)) < 0)
+	if (archive_failed(t, ar.archive_write_close(t->a)) < 0)
 		status = CMD_EXIT_FAIL;
 	if (own && close(fd) < 0)
 		status = cmd_fail(cmd_esc(t->out), -errno, NULL);
-	archive_write_free(t->a);
+	ar.archive_write_free(t->a);
 	return t->fatal || t->failures ? CMD_EXIT_FAIL : status;
 }
 
@@ -538,6 +537,8 @@ int cmd_tar(struct cmd_ctx *ctx)
 	struct tar_run t = { .m = ctx->m, .image = ctx->image };
 	int status, fd, r;
 
+	if ((status = cmd_dl_load(&cmd_dl_archive, "tar")))
+		return status;
 	t.root = !path[strspn(path, "/")];
 	t.strip = t.root ? strlen(path) : 0;
 	if (!(t.buf = malloc(CHUNK)) || (fd = open_archive(&t, o->file)) < 0) {

@@ -21,6 +21,7 @@
  * out: still inside a write, whose failure libarchive reports (it drops
  * the close callback's).
  */
+#include "dl.h"
 #include "tar_pax.h"
 
 #include <errno.h>
@@ -434,7 +435,7 @@ static la_ssize_t on_write(struct archive *a, void *data, const void *buf,
 		n -= k;
 	}
 	if (err < 0) {
-		archive_set_error(a, -err, "write error");
+		ar.archive_set_error(a, -err, "write error");
 		return -1;
 	}
 	return (la_ssize_t)len;
@@ -462,17 +463,17 @@ int tar_pax_open(struct archive *a, int fd, struct tar_pax **out)
 {
 	struct tar_pax *p;
 
-	if (archive_write_set_bytes_per_block(a, 0) != ARCHIVE_OK)
+	if (ar.archive_write_set_bytes_per_block(a, 0) != ARCHIVE_OK)
 		return -1;
 	if (!(p = calloc(1, sizeof(*p))) || !(p->out = malloc(OUT_CAP))) {
 		free(p);
-		archive_set_error(a, ENOMEM, "%s", strerror(ENOMEM));
+		ar.archive_set_error(a, ENOMEM, "%s", strerror(ENOMEM));
 		return -1;
 	}
 	p->fd = fd;
 	p->next_size = -1;
 	*out = p;
 	/* From here A frees P (on_free), whatever the open answers. */
-	return archive_write_open2(a, p, NULL, on_write, on_close, on_free) ==
+	return ar.archive_write_open2(a, p, NULL, on_write, on_close, on_free) ==
 	       ARCHIVE_OK ? 0 : -1;
 }

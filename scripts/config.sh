@@ -10,19 +10,22 @@
 set -e
 here=$(dirname "$0")
 
-# libext2fs and libcom_err (the filesystem); util-linux's libblkid and the
-# libyal readers of E01, VMDK, VHD, QCOW (disks and containers); OpenSSL's
-# libcrypto (e2map_file_digest); jansson
-# (the CLI's JSON), libarchive (e2map tar), fuse3 (e2map mount).
-lib_pkgs="ext2fs com_err blkid libewf libvmdk libbfio libvhdi libqcow libcrypto"
-cli_pkgs="jansson libarchive fuse3"
-
+# Linked: libext2fs and libcom_err (the filesystem), util-linux's libblkid
+# (partition tables), jansson (the CLI's JSON).  Loaded when an image or a
+# command needs them (lib/base/dl.c, cmd/dl.c say why), so compiled against
+# and never linked: the libyal readers of E01, VMDK, VHD, QCOW, OpenSSL's
+# libcrypto (digests), libarchive (e2map tar), fuse3 (e2map mount).
+link_pkgs="ext2fs com_err blkid"
+load_pkgs="libewf libvmdk libbfio libvhdi libqcow libcrypto"
+cli_pkgs="jansson"
+cli_load_pkgs="libarchive fuse3"
+lib_pkgs="$link_pkgs $load_pkgs"
 if ! command -v pkg-config >/dev/null 2>&1 ||
-   ! pkg-config --exists $lib_pkgs $cli_pkgs; then
+   ! pkg-config --exists $lib_pkgs $cli_pkgs $cli_load_pkgs; then
 	"$here/deps.sh" build >&2
 fi
 missing=""
-for p in $lib_pkgs $cli_pkgs; do
+for p in $lib_pkgs $cli_pkgs $cli_load_pkgs; do
 	pkg-config --exists "$p" || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
@@ -35,15 +38,33 @@ flags() { # VAR PKG...: VAR_CFLAGS and VAR_LIBS
 	echo "${var}_CFLAGS := $(pkg-config --cflags "$@")"
 	echo "${var}_LIBS := $(pkg-config --libs "$@")"
 }
+# The soname of PKG's library, as the linker would have recorded it: what
+# dlopen asks for (E2MAP_SO_<PKG>, e.g. E2MAP_SO_LIBEWF="libewf.so.2").
+soname() {
+	lib=$(pkg-config --libs-only-l "$1" | awk '{ print substr($1, 3) }')
+	dir=$(pkg-config --variable=libdir "$1")
+	so=$(objdump -p "$dir/lib$lib.so" | awk '$1 == "SONAME" { print $2 }')
+	if [ -z "$so" ]; then
+		echo "e2map: no soname for $1 in $dir/lib$lib.so" >&2
+		exit 1
+	fi
+	echo "-DE2MAP_SO_$(echo "$1" | tr a-z A-Z)='\"$so\"'"
+}
+sonames() {
+	for p in "$@"; do printf ' %s' "$(soname "$p")"; done
+}
 echo "# made by scripts/config.sh: remove it to ask pkg-config again"
-flags EXT2 $lib_pkgs
+echo "EXT2_CFLAGS := $(pkg-config --cflags $lib_pkgs)"
+echo "LIB_LOAD_CFLAGS :=$(sonames $load_pkgs)"
+echo "EXT2_LIBS := $(pkg-config --libs $link_pkgs)"
 # For e2map.pc: a static link of libe2map.a needs these; users of e2map.h
 # do not need libext2fs's headers, so no Requires.private (its Cflags
 # would come with pkg-config --cflags e2map).
-echo "EXT2_STATIC_LIBS := $(pkg-config --static --libs $lib_pkgs) -pthread"
+echo "EXT2_STATIC_LIBS := $(pkg-config --static --libs $link_pkgs) -pthread"
 flags JANSSON jansson
-flags ARCHIVE libarchive
-flags FUSE fuse3
+echo "ARCHIVE_CFLAGS := $(pkg-config --cflags libarchive)"
+echo "FUSE_CFLAGS := $(pkg-config --cflags fuse3)"
+echo "CLI_LOAD_CFLAGS :=$(sonames $cli_load_pkgs)"
 
 # The Python binding (python/): Debian's python3 with python3-cffi and
 # python3-dev, never a python3 earlier on PATH (no PyPI here: its cffi is

@@ -112,4 +112,30 @@ void e2map__sha256_final(struct e2map_sha256 *s, unsigned char out[32]);
 /* crc32c.c: ext4's crc32c update (ext2fs_crc32c_le's), in hardware where it can */
 uint32_t e2map__crc32c(uint32_t crc, const void *buf, size_t len);
 
+/*
+ * dl.c: a library opened on first use (by its soname, as the linker would
+ * have asked for it) and its functions found once, into TABLE: a struct of
+ * typed pointers named as the functions, filled at SYMS[i].off.  STATE is 0
+ * until tried, 1 once loaded, a negative errno if it failed (WHY says).
+ */
+struct e2map_dlsym {
+	const char *name;
+	size_t off;
+};
+struct e2map_dlib {
+	const char *what;		/* who needs it: "an E01 image" */
+	const char *soname;		/* "libewf.so.2" */
+	const char *package;		/* Debian's: "libewf2" */
+	const struct e2map_dlsym *syms;
+	size_t count;
+	void *table;
+	int state;
+	char why[160];
+};
+/* A slot of a library's table, and its entry in the symbol list. */
+#define E2MAP_DL_SLOT(f) __typeof__(f) *f;
+#define E2MAP_DL_SYM(type, f) { #f, offsetof(type, f) },
+/* 0 once LIB is loaded, or -ENOTSUP with its reason as the detail. */
+int e2map__dlib_load(struct e2map_dlib *lib);
+
 #endif /* E2MAP_BASE_H */

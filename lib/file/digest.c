@@ -13,6 +13,26 @@
 
 #include <openssl/evp.h>
 
+/* libcrypto, loaded by the first digest asked for (base/dl.c says why). */
+#define EVP_FNS(X) \
+	X(EVP_DigestFinal_ex) \
+	X(EVP_DigestInit_ex) \
+	X(EVP_DigestUpdate) \
+	X(EVP_MD_CTX_free) \
+	X(EVP_MD_CTX_new) \
+	X(EVP_md5) \
+	X(EVP_sha1) \
+	X(EVP_sha256)
+static struct evp_fns { EVP_FNS(E2MAP_DL_SLOT) } evp;
+#define SYM(f) E2MAP_DL_SYM(struct evp_fns, f)
+static const struct e2map_dlsym evp_syms[] = { EVP_FNS(SYM) };
+#undef SYM
+static struct e2map_dlib evp_lib = {
+	.what = "a digest", .soname = E2MAP_SO_LIBCRYPTO, .package = "libssl3",
+	.syms = evp_syms, .count = sizeof(evp_syms) / sizeof(evp_syms[0]),
+	.table = &evp,
+};
+
 /* Large enough that a contiguous extent is one read from the image. */
 #define DIGEST_BUF (1u << 20)
 
@@ -31,9 +51,9 @@ static const struct {
 static const EVP_MD *evp_of(unsigned bit)
 {
 	switch (bit) {
-	case E2MAP_DIGEST_MD5: return EVP_md5();
-	case E2MAP_DIGEST_SHA1: return EVP_sha1();
-	default: return EVP_sha256();
+	case E2MAP_DIGEST_MD5: return evp.EVP_md5();
+	case E2MAP_DIGEST_SHA1: return evp.EVP_sha1();
+	default: return evp.EVP_sha256();
 	}
 }
 
@@ -54,7 +74,8 @@ struct digests {
 static void digests_free(struct digests *ds)
 {
 	for (size_t i = 0; i < NALGS; i++)
-		EVP_MD_CTX_free(ds->ctx[i]);
+		if (ds->ctx[i])
+			evp.EVP_MD_CTX_free(ds->ctx[i]);
 	free(ds->buf);
 }
 
@@ -67,9 +88,9 @@ static int digests_init(struct digests *ds, unsigned algs)
 	for (size_t i = 0; i < NALGS; i++) {
 		if (!(algs & algs_known[i].bit))
 			continue;
-		if (!(ds->ctx[i] = EVP_MD_CTX_new()) ||
-		    !EVP_DigestInit_ex(ds->ctx[i], evp_of(algs_known[i].bit),
-				       NULL))
+		if (!(ds->ctx[i] = evp.EVP_MD_CTX_new()) ||
+		    !evp.EVP_DigestInit_ex(ds->ctx[i],
+					   evp_of(algs_known[i].bit), NULL))
 			return -ENOMEM;
 	}
 	return 0;
@@ -78,7 +99,7 @@ static int digests_init(struct digests *ds, unsigned algs)
 static int digests_update(struct digests *ds, size_t n)
 {
 	for (size_t i = 0; i < NALGS; i++)
-		if (ds->ctx[i] && !EVP_DigestUpdate(ds->ctx[i], ds->buf, n))
+		if (ds->ctx[i] && !evp.EVP_DigestUpdate(ds->ctx[i], ds->buf, n))
 			return -ENOMEM;
 	return 0;
 }
@@ -88,7 +109,7 @@ static int digests_final(struct digests *ds, struct e2map_digest *out)
 	for (size_t i = 0; i < NALGS; i++) {
 		if (!ds->ctx[i])
 			continue;
-		if (!EVP_DigestFinal_ex(ds->ctx[i],
+		if (!evp.EVP_DigestFinal_ex(ds->ctx[i],
 					slot(out, algs_known[i].bit), NULL))
 			return -ENOMEM;
 		out->algs |= algs_known[i].bit;
@@ -120,6 +141,8 @@ int e2map__digest(e2map__pread_fn pread, void *src, unsigned algs,
 	    (algs & ~ALL_ALGS))
 		return -EINVAL;
 	out->algs = 0;
+	if ((err = e2map__dlib_load(&evp_lib)) < 0)
+		return err;
 	if ((err = digests_init(&ds, algs)) == 0 &&
 	    (err = read_all(pread, src, &ds)) == 0)
 		err = digests_final(&ds, out);
