@@ -336,7 +336,7 @@ clean:
 # spreads it; each harness links its own libFuzzer main.
 FUZZ_SAN := address,undefined
 FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -fno-sanitize-recover=undefined \
-	$(EXT2_CFLAGS) $(ALL_LAYERS_INC)
+	$(EXT2_CFLAGS) $(LIB_LOAD_CFLAGS) $(ALL_LAYERS_INC)
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/fuzz/%.o)
 $(OBJ)/fuzz/%.o: %.c $(LIB_HDRS)
 	@mkdir -p $(dir $@)
