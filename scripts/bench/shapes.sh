@@ -1,0 +1,219 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Issue 24: e2map's speed on every shape of image, against the kernel and
+# e2fsprogs, warm and cold.
+#
+#   sudo make bench                     (this is one of its scripts)
+#   sudo E2MAP=path/to/e2map scripts/bench/shapes.sh
+#   sudo SHAPES="usr htree" BENCH_RUNS=3 scripts/bench/shapes.sh
+#
+# The images (kept in $BENCH_CACHE/shapes/, each rebuilt when its recipe
+# below, shapes-tree.py, mke2fs.conf or its source tree's file count
+# changes; the kernel writes every tree through a rw loop mount):
+#   usr       ext4 4 KiB: cp -a of /usr/include, /usr/share, /usr/lib/python3*
+#             (~127k names) and /big/blob-384m (384 MiB, random bytes)
+#   deep      ext4: 100 chains of 200..800 nested directories (~50k)
+#   htree     ext4: one directory of 100,000 names
+#   1k        ext4 1 KiB blocks: /usr/include and /usr/lib/python3
+#   bigalloc  ext4 bigalloc, 64 KiB clusters: /usr/include, /usr/lib/python3.11
+#   ext3      ext3 4 KiB (indirect maps, journal): /usr/include, files of 8
+#             and 48 MiB (double indirect) and a sparse one written at
+#             4 GiB + 64 MiB (triple indirect)
+#   1m        ext4: 1,000,000 files of 0..3 KiB in 1,000 directories
+#   sample    testdata/sample.img.gz, what `make run` shows
+# $BENCH_CACHE/shapes/READY lists each image with one small and one big
+# file in it ("NAME IMAGE SMALL BIG"), for other scripts.
+#
+# Timed (paired: the commands of a row alternate within each of
+# $BENCH_RUNS rounds; medians with min-max; warm = the image read once
+# before, cold = `echo 3 > drop_caches` before each run):
+#   check   e2map check -q (and -j1) against e2fsck -fn
+#   scan    e2map scan -q --format jsonl against e2map check -q, e2fsck -fn
+#   proc    per call: e2map seek -d, xfs_io seek -d on a kept ro mount,
+#           mount+xfs_io+umount, debugfs bmap; e2map --version, e2fsck -V
+#   read    e2map cat of the 384 MiB file | sha256sum against cat on the
+#           mount; N small files by single e2map cat calls against cat
+# Ratio: competitor / e2map (above 1x e2map is faster).  Before timing,
+# each image is checked against the kernel (e2map du -s against du -s on
+# the ro mount; e2map check finds nothing): a difference stops the script.
+#
+# Env: E2MAP (cmd/e2map), BENCH_CACHE (/var/tmp/e2map-bench), BENCH_RUNS
+# (5), SHAPES (all), SHAPES_BUILD_ONLY=1 (build the images and READY, time
+# nothing), SHAPES_PROC_N (1000), BENCH_REBUILD=1.
+set -eu -o pipefail
+shopt -s inherit_errexit
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/lib/bench.sh
+. "$here/../lib/bench.sh"
+bench_start shapes mke2fs e2fsck debugfs xfs_io python3 sha256sum mountpoint \
+	losetup du
+SH=$CACHE/shapes
+mkdir -p "$SH"
+gen=$here/shapes-tree.py
+cleanup() {
+	local _
+	for _ in 1 2 3; do
+		mountpoint -q "$MNT" || break
+		umount "$MNT" 2>/dev/null || sleep 0.5
+	done
+	! mountpoint -q "$MNT" || umount -l "$MNT"
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+###########################################################################
+# Image recipe.  Changing a build_NAME, new_img, cp_tree, shapes-tree.py or
+# mke2fs.conf rebuilds the images that use it.
+
+# new_img IMG SIZE NAME [mke2fs args]: a fixed UUID and hash seed per NAME.
+new_img() {
+	local img=$1 size=$2 name=$3 h
+	shift 3
+	h=$(printf 'shapes:%s' "$name" | md5sum | cut -c1-32)
+	rm -f "$img"
+	truncate -s "$size" "$img"
+	mke2fs -q -F -L "shape-$name" -U "${h:0:8}-${h:8:4}-4${h:13:3}-8${h:17:3}-${h:20:12}" \
+		-E "hash_seed=${h:20:8}-${h:12:4}-4${h:1:3}-8${h:5:3}-${h:0:12},lazy_itable_init=0,lazy_journal_init=0,root_owner=0:0" \
+		"$@" "$img" >&2
+}
+
+# cp_tree DIR...: copy system folders (path kept) into the mount, in order.
+cp_tree() {
+	local d
+	for d in "$@"; do
+		mkdir -p "$MNT$(dirname "$d")"
+		cp -a "$d" "$MNT$(dirname "$d")/"
+	done
+}
+
+USR_DIRS=(/usr/include /usr/share /usr/lib/python3 /usr/lib/python3.11)
+build_usr() {
+	new_img "$1" 4G usr -t ext4 -b 4096
+	mount -o loop "$1" "$MNT"
+	cp_tree "${USR_DIRS[@]}"
+	mkdir "$MNT/big"
+	python3 "$gen" blob "$MNT/big/blob-384m" 384 2401 >&2
+	echo "/usr/include/stdio.h /big/blob-384m"
+}
+build_deep() {
+	new_img "$1" 2G deep -t ext4 -b 4096 -N 131072
+	mount -o loop "$1" "$MNT"
+	python3 "$gen" deep "$MNT" 100 2402 >&2
+	mkdir "$MNT/big"
+	python3 "$gen" blob "$MNT/big/blob-16m" 16 2412 >&2
+	echo "/c000/d/d/d/d/d/d/d/d/d/d/f10 /big/blob-16m"
+}
+build_htree() {
+	new_img "$1" 1G htree -t ext4 -b 4096 -N 131072
+	mount -o loop "$1" "$MNT"
+	python3 "$gen" htree "$MNT" 100000 2403 >&2
+	mkdir "$MNT/big"
+	python3 "$gen" blob "$MNT/big/blob-16m" 16 2413 >&2
+	echo "/htree/$(cd "$MNT/htree" && find . -name '*0050000' | cut -c3-) /big/blob-16m"
+}
+build_1k() {
+	new_img "$1" 2G 1k -t ext4 -b 1024
+	mount -o loop "$1" "$MNT"
+	cp_tree /usr/include /usr/lib/python3
+	echo "/usr/include/stdio.h /usr/include/$(cd "$MNT/usr/include" &&
+		find . -type f -printf '%s %P\n' | sort -k1,1nr -k2 | head -1 | cut -d' ' -f2)"
+}
+build_bigalloc() {
+	new_img "$1" 6G bigalloc -t ext4 -b 4096 -O bigalloc -C 65536
+	mount -o loop "$1" "$MNT"
+	cp_tree /usr/include /usr/lib/python3.11
+	mkdir "$MNT/big"
+	python3 "$gen" blob "$MNT/big/blob-64m" 64 2404 >&2
+	echo "/usr/include/stdio.h /big/blob-64m"
+}
+build_ext3() {
+	new_img "$1" 2G ext3 -t ext3 -b 4096
+	mount -t ext4 -o loop "$1" "$MNT"
+	cp_tree /usr/include
+	mkdir "$MNT/big"
+	python3 "$gen" big "$MNT/big/dind-8m" 8 2405 >&2
+	python3 "$gen" big "$MNT/big/dind-48m" 48 2406 >&2
+	python3 "$gen" big "$MNT/big/tind-sparse" 0 2407 >&2
+	echo "/usr/include/stdio.h /big/dind-48m"
+}
+build_1m() {
+	new_img "$1" 16G 1m -t ext4 -b 4096 -N 1100000
+	mount -o loop "$1" "$MNT"
+	python3 "$gen" many "$MNT" 1000000 2408 >&2
+	mkdir "$MNT/big"
+	python3 "$gen" blob "$MNT/big/blob-64m" 64 2409 >&2
+	echo "/t00/d00000/f0000001 /big/blob-64m"
+}
+# sample: a copy of the bundled image, not built (no mount).
+build_sample() {
+	local f
+	gzip -dc "$root/testdata/sample.img.gz" >"$1"
+	f=$(debugfs -R 'ls -p /' "$1" 2>/dev/null |
+		awk -F/ '$3 ~ /^100/ && $7 > 0 && $6 !~ /[[:space:]]/ { print $7, "/" $6 }' | sort -n)
+	echo "$(head -1 <<<"$f" | cut -d' ' -f2) $(tail -1 <<<"$f" | cut -d' ' -f2)"
+}
+# end of recipe
+###########################################################################
+
+SHAPE_ALL=(usr deep htree 1k bigalloc ext3 1m sample)
+read -r -a SHAPE_LIST <<<"${SHAPES:-${SHAPE_ALL[*]}}"
+
+# key NAME: the recipe stamp of one image.
+key() {
+	local d
+	{
+		declare -f new_img cp_tree "build_$1"
+		echo "${USR_DIRS[*]}"
+		cat "$gen" "$here/../gen/mke2fs.conf"
+		case $1 in
+		usr) for d in "${USR_DIRS[@]}"; do find "$d" | wc -l; done ;;
+		1k) find /usr/include /usr/lib/python3 | wc -l ;;
+		bigalloc) find /usr/include /usr/lib/python3.11 | wc -l ;;
+		ext3) find /usr/include | wc -l ;;
+		sample) md5sum <"$root/testdata/sample.img.gz" ;;
+		esac
+	} | md5sum | cut -c1-12
+}
+
+# build NAME: $SH/NAME.img and $SH/NAME.paths ("SMALL BIG"), unless cached.
+build() {
+	local name=$1 img=$SH/$1.img k t0 paths out
+	k=$(key "$name")
+	if [ "${BENCH_REBUILD:-0}" != 1 ] && [ -s "$img" ] && [ -s "$SH/$name.paths" ] &&
+	   [ "$(cat "$SH/$name.key" 2>/dev/null)" = "$k" ]; then
+		log "bench-shapes: reusing $img (recipe $k)"
+		return
+	fi
+	log "bench-shapes: building $img ..."
+	t0=$(date +%s)
+	rm -f "$SH/$name.key" "$SH/$name.paths"
+	export MKE2FS_CONFIG=$here/../gen/mke2fs.conf E2FSPROGS_FAKE_TIME=1700000000
+	paths=$("build_$name" "$img.tmp") || die "building $name failed"
+	if mountpoint -q "$MNT"; then
+		umount "$MNT" || die "umount after building $name"
+	fi
+	sync "$img.tmp"
+	out=$(e2fsck -fn "$img.tmp" 2>&1) || die "e2fsck -fn $name: $(tail -5 <<<"$out")"
+	mv -f "$img.tmp" "$img"
+	echo "$paths" >"$SH/$name.paths"
+	echo "$k" >"$SH/$name.key"
+	log "bench-shapes: built $name in $(($(date +%s) - t0)) s"
+}
+
+for s in "${SHAPE_LIST[@]}"; do
+	declare -F "build_$s" >/dev/null || die "no shape $s (shapes: ${SHAPE_ALL[*]})"
+	build "$s"
+done
+# READY: every image built so far, whichever SHAPES this run had.
+{
+	echo "# NAME IMAGE SMALL_FILE BIG_FILE (scripts/bench/shapes.sh)"
+	for s in "${SHAPE_ALL[@]}"; do
+		[ -s "$SH/$s.paths" ] && [ -s "$SH/$s.img" ] || continue
+		echo "$s $SH/$s.img $(cat "$SH/$s.paths")"
+	done
+} >"$SH/READY.tmp"
+mv -f "$SH/READY.tmp" "$SH/READY"
+log "bench-shapes: $SH/READY:"
+cat "$SH/READY" >&2
+[ "${SHAPES_BUILD_ONLY:-0}" != 1 ] || exit 0
