@@ -217,3 +217,154 @@ mv -f "$SH/READY.tmp" "$SH/READY"
 log "bench-shapes: $SH/READY:"
 cat "$SH/READY" >&2
 [ "${SHAPES_BUILD_ONLY:-0}" != 1 ] || exit 0
+
+###########################################################################
+# Against the kernel, once per shape: a difference stops the script.
+[ -x "$E2MAP" ] || die "no e2map CLI at $E2MAP"
+RUNS=${BENCH_RUNS:-5}
+PROC_N=${SHAPES_PROC_N:-1000}
+TIMER=$here/bench-time.py
+REPORT=$here/shapes-report.py
+BENCH_RUN=$work/bench-run
+export BENCH_RUN
+${CC:-cc} -O2 -o "$BENCH_RUN" "$here/bench-run.c" || die "cannot build $BENCH_RUN"
+# only clean pages go: a global sync would wait for whatever else the
+# machine is writing (and the images are not being written)
+DROP='echo 3 > /proc/sys/vm/drop_caches'
+M2=$work/m2
+mkdir "$M2"
+
+mount_ro() { mount -o loop,ro,noload "$1" "$2" || die "mount $1"; }
+umount_ro() { umount "$1" || die "umount $1"; }
+
+# paths NAME: IMG, SMALL and BIG of a shape.
+paths() {
+	img=$SH/$1.img
+	read -r small big <"$SH/$1.paths"
+}
+
+verify() {
+	local s=$1 a b f out
+	paths "$s"
+	out=$("$E2MAP" check -q "$img" 2>&1) || die "$s: e2map check: $(tail -3 <<<"$out")"
+	mount_ro "$img" "$MNT"
+	a=$("$E2MAP" du -s -q "$img" | cut -f1)
+	b=$(du -s "$MNT" | cut -f1)
+	[ "$a" = "$b" ] || die "$s: e2map du -s says $a KiB, du -s on the mount $b"
+	a=$("$E2MAP" du -s -q --apparent-size "$img" | cut -f1)
+	b=$(du -s --apparent-size "$MNT" | cut -f1)
+	[ "$a" = "$b" ] || die "$s: e2map du -s --apparent-size says $a, du on the mount $b"
+	for f in "$small" "$big"; do
+		a=$("$E2MAP" cat "$img" "$f" | sha256sum)
+		b=$(sha256sum <"$MNT$f")
+		[ "$a" = "$b" ] || die "$s: e2map cat $f differs from the mount's"
+		a=$("$E2MAP" seek -a -r "$img" "$f" 0)
+		b=$(xfs_io -r -c 'seek -a -r 0' "$MNT$f")
+		[ "$a" = "$b" ] || die "$s: e2map seek -a -r $f differs from xfs_io's"
+	done
+	umount_ro "$MNT"
+	log "bench-shapes: $s agrees with the kernel (check, du -s, cat and seek of $small, $big)"
+}
+
+###########################################################################
+# Timing.  A group file: ID RUNS WARMUP PRE CMD (bench-time.py run).
+ROWS=$work/rows.tsv
+METAS=$work/metas.txt
+JSONS=()
+: >"$ROWS"
+row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$ROWS"; }
+group() {	# NAME: run $work/NAME.tsv
+	python3 "$TIMER" run "$work/$1.tsv" "$work/$1.json" || die "timing $1 failed"
+	JSONS+=("$work/$1.json")
+}
+
+# the metadata passes, warm then cold
+time_passes() {
+	local s=$1 mode warm pre
+	for mode in warm cold; do
+		if [ $mode = warm ]; then warm=1 pre=-; else warm=0 pre=$DROP; fi
+		{
+			printf '%s\t%s\t%s\t%s\t%s\n' \
+				"$s.check.$mode" "$RUNS" $warm "$pre" "$E2MAP check -q $img" \
+				"$s.check1.$mode" "$RUNS" $warm "$pre" "$E2MAP check -q -j1 $img" \
+				"$s.scan.$mode" "$RUNS" $warm "$pre" "$E2MAP scan -q --format jsonl $img" \
+				"$s.fsck.$mode" "$RUNS" $warm "$pre" "e2fsck -fn $img"
+		} >"$work/$s-$mode.tsv"
+		group "$s-$mode"
+		local t=2
+		[ $mode = warm ] || t=1.5
+		row "$s" $mode "check -q" "$s.check.$mode" "e2fsck -fn" "$s.fsck.$mode" $t
+		row "$s" $mode "check -q -j1" "$s.check1.$mode" "e2fsck -fn" "$s.fsck.$mode" -
+		row "$s" $mode "scan jsonl" "$s.scan.$mode" "check -q" "$s.check.$mode" 0.909
+		[ $mode = warm ] && t=- || t=1.5
+		row "$s" $mode "scan jsonl" "$s.scan.$mode" "e2fsck -fn" "$s.fsck.$mode" $t
+	done
+}
+
+# per-process cost, on the sample image: N calls from a shell loop
+time_proc() {
+	local n=$PROC_N n10=$((PROC_N / 10)) loop
+	paths sample
+	cp "$img" "$work/sample2.img"
+	mount_ro "$img" "$MNT"
+	loop="i=0; while [ \$i -lt $n ]; do i=\$((i+1));"
+	{
+		printf 'proc.%s\t%s\t1\t-\t%s\n' \
+			seek "$RUNS" "$loop $E2MAP seek -d $img $small 0; done" \
+			xfsio "$RUNS" "$loop xfs_io -r -c 'seek -d 0' $MNT$small; done" \
+			debugfs "$RUNS" "$loop debugfs -R 'bmap $small 0' $img; done" \
+			version "$RUNS" "$loop $E2MAP --version; done" \
+			fsckv "$RUNS" "$loop e2fsck -V; done" \
+			mount "$RUNS" "i=0; while [ \$i -lt $n10 ]; do i=\$((i+1)); mount -o loop,ro,noload $work/sample2.img $M2 && xfs_io -r -c 'seek -d 0' $M2$small && umount $M2; done"
+	} >"$work/proc.tsv"
+	group proc
+	umount_ro "$MNT"
+	row sample "warm, per call" "seek -d $small 0" "proc.seek/$n" "xfs_io seek -d, kept mount" "proc.xfsio/$n" -
+	row sample "warm, per call" "seek -d $small 0" "proc.seek/$n" "mount + xfs_io + umount" "proc.mount/$n10" -
+	row sample "warm, per call" "seek -d $small 0" "proc.seek/$n" "debugfs -R bmap" "proc.debugfs/$n" -
+	row sample "warm, per call" "seek -d $small 0" "proc.seek/$n" "e2fsck -V" "proc.fsckv/$n" 0.667
+	row none "warm, per call" "--version" "proc.version/$n" "e2fsck -V" "proc.fsckv/$n" 0.667
+}
+
+# bulk and small-file reads on the usr image, warm, against a kept mount
+time_read() {
+	local n
+	paths usr
+	mount_ro "$img" "$MNT"
+	(cd "$MNT" && find usr/include -type f -size -64k | sort | awk 'NR % 40 == 1 { print "/" $0 }') \
+		>"$work/small.list"
+	n=$(wc -l <"$work/small.list")
+	sed "s|^|$MNT|" "$work/small.list" >"$work/small.mnt"
+	{
+		printf 'read.%s\t%s\t1\t-\t%s\n' \
+			bulk "$RUNS" "$E2MAP cat $img $big | sha256sum" \
+			bulkk "$RUNS" "cat $MNT$big | sha256sum" \
+			small "$RUNS" "while read -r f; do $E2MAP cat $img \"\$f\"; done <$work/small.list" \
+			smallk "$RUNS" "while read -r f; do cat \"\$f\"; done <$work/small.mnt"
+	} >"$work/read.tsv"
+	group read
+	umount_ro "$MNT"
+	row usr warm "cat ${big##*/} \| sha256sum" read.bulk "cat on the mount" read.bulkk 1
+	row usr "warm, per call" "cat (one file a call, $n files)" "read.small/$n" "cat on the mount" "read.smallk/$n" -
+}
+
+memo=$(python3 "$REPORT" memcpy)
+echo "memcpy $memo" >"$METAS"
+for s in "${SHAPE_LIST[@]}"; do
+	verify "$s"
+	"$E2MAP" scan -q --format jsonl "$img" >"$work/$s.jsonl" || die "$s: e2map scan failed"
+	echo "$s $(python3 "$REPORT" meta "$img" "$work/$s.jsonl")" >>"$METAS"
+	rm -f "$work/$s.jsonl"
+	time_passes "$s"
+done
+case " ${SHAPE_LIST[*]} " in *" sample "*) time_proc ;; esac
+case " ${SHAPE_LIST[*]} " in *" usr "*) time_read ;; esac
+
+out=$CACHE/shapes-report.md
+{
+	echo "# e2map on issue 24's shapes ($(date -u +%Y-%m-%d), $RUNS rounds, alternating; $(nproc) CPUs; $("$E2MAP" --version 2>&1 | head -1))"
+	echo
+	python3 "$REPORT" report "$ROWS" "$METAS" "${JSONS[@]}"
+} >"$out.tmp" || die "report failed"
+mv -f "$out.tmp" "$out"
+cat "$out"
