@@ -25,7 +25,9 @@
 # file in it ("NAME IMAGE SMALL BIG"), for other scripts.
 #
 # Timed (paired: the commands of a row alternate within each of
-# $BENCH_RUNS rounds; medians with min-max; warm = the image read once
+# $BENCH_RUNS rounds; medians with min-max, of wall time and of CPU time
+# (user + system, wait4's): on a shared machine the wall time stretches
+# with the other jobs, the CPU time much less; warm = the image read once
 # before, cold = `echo 3 > drop_caches` before each run):
 #   check   e2map check -q (and -j1) against e2fsck -fn
 #   scan    e2map scan -q --format jsonl against e2map check -q, e2fsck -fn
@@ -39,7 +41,11 @@
 #
 # Env: E2MAP (cmd/e2map), BENCH_CACHE (/var/tmp/e2map-bench), BENCH_RUNS
 # (5), SHAPES (all), SHAPES_BUILD_ONLY=1 (build the images and READY, time
-# nothing), SHAPES_PROC_N (1000), BENCH_REBUILD=1.
+# nothing), SHAPES_PROC_N (1000), BENCH_REBUILD=1, SHAPES_PERF=1 (then
+# perf record each shape's warm check and scan: $BENCH_CACHE/shapes/
+# perf-NAME.txt, the shares by object and by function).
+# The report: $BENCH_CACHE/shapes-report.md; the raw medians in
+# $BENCH_CACHE/shapes/last/.
 set -eu -o pipefail
 shopt -s inherit_errexit
 here=$(cd "$(dirname "$0")" && pwd)
@@ -223,11 +229,8 @@ cat "$SH/READY" >&2
 [ -x "$E2MAP" ] || die "no e2map CLI at $E2MAP"
 RUNS=${BENCH_RUNS:-5}
 PROC_N=${SHAPES_PROC_N:-1000}
-TIMER=$here/bench-time.py
+TIMER=$here/shapes-time.py
 REPORT=$here/shapes-report.py
-BENCH_RUN=$work/bench-run
-export BENCH_RUN
-${CC:-cc} -O2 -o "$BENCH_RUN" "$here/bench-run.c" || die "cannot build $BENCH_RUN"
 # only clean pages go: a global sync would wait for whatever else the
 # machine is writing (and the images are not being written)
 DROP='echo 3 > /proc/sys/vm/drop_caches'
@@ -248,17 +251,18 @@ verify() {
 	paths "$s"
 	out=$("$E2MAP" check -q "$img" 2>&1) || die "$s: e2map check: $(tail -3 <<<"$out")"
 	mount_ro "$img" "$MNT"
-	a=$("$E2MAP" du -s -q "$img" | cut -f1)
+	# (e2map warns that the image is mounted: stderr dropped)
+	a=$("$E2MAP" du -s -q "$img" 2>/dev/null | cut -f1)
 	b=$(du -s "$MNT" | cut -f1)
 	[ "$a" = "$b" ] || die "$s: e2map du -s says $a KiB, du -s on the mount $b"
-	a=$("$E2MAP" du -s -q --apparent-size "$img" | cut -f1)
+	a=$("$E2MAP" du -s -q --apparent-size "$img" 2>/dev/null | cut -f1)
 	b=$(du -s --apparent-size "$MNT" | cut -f1)
 	[ "$a" = "$b" ] || die "$s: e2map du -s --apparent-size says $a, du on the mount $b"
 	for f in "$small" "$big"; do
-		a=$("$E2MAP" cat "$img" "$f" | sha256sum)
+		a=$("$E2MAP" cat "$img" "$f" 2>/dev/null | sha256sum)
 		b=$(sha256sum <"$MNT$f")
 		[ "$a" = "$b" ] || die "$s: e2map cat $f differs from the mount's"
-		a=$("$E2MAP" seek -a -r "$img" "$f" 0)
+		a=$("$E2MAP" seek -a -r "$img" "$f" 0 2>/dev/null)
 		b=$(xfs_io -r -c 'seek -a -r 0' "$MNT$f")
 		[ "$a" = "$b" ] || die "$s: e2map seek -a -r $f differs from xfs_io's"
 	done
@@ -267,14 +271,14 @@ verify() {
 }
 
 ###########################################################################
-# Timing.  A group file: ID RUNS WARMUP PRE CMD (bench-time.py run).
+# Timing.  A group file: ID RUNS WARMUP PRE CMD (shapes-time.py).
 ROWS=$work/rows.tsv
 METAS=$work/metas.txt
 JSONS=()
 : >"$ROWS"
 row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$ROWS"; }
 group() {	# NAME: run $work/NAME.tsv
-	python3 "$TIMER" run "$work/$1.tsv" "$work/$1.json" || die "timing $1 failed"
+	python3 "$TIMER" "$work/$1.tsv" "$work/$1.json" || die "timing $1 failed"
 	JSONS+=("$work/$1.json")
 }
 
@@ -348,6 +352,26 @@ time_read() {
 	row usr "warm, per call" "cat (one file a call, $n files)" "read.small/$n" "cat on the mount" "read.smallk/$n" -
 }
 
+# SHAPES_PERF=1: where e2map's time goes, per shape (warm check and scan
+# jsonl): perf's shares by object (the kernel's copies are in [kernel])
+# and by function, in $SH/perf-NAME.txt.
+profile() {
+	local s=$1 c d
+	paths "$s"
+	for c in check scan; do
+		d=$work/perf-$s-$c.data
+		if [ $c = check ]; then set -- check -q "$img"; else set -- scan -q --format jsonl "$img"; fi
+		"$E2MAP" "$@" >/dev/null 2>&1 || true
+		perf record -q -F 4999 -o "$d" -- "$E2MAP" "$@" >/dev/null 2>&1 || die "perf record $s"
+		{
+			echo "## $s: e2map $*"
+			perf report -i "$d" --stdio --no-children --sort dso 2>/dev/null | grep -v '^#' | grep -v '^$' | head -8
+			perf report -i "$d" --stdio --no-children --sort dso,sym 2>/dev/null | grep -v '^#' | grep -v '^$' | head -25
+		}
+		rm -f "$d"
+	done >"$SH/perf-$s.txt"
+}
+
 memo=$(python3 "$REPORT" memcpy)
 echo "memcpy $memo" >"$METAS"
 for s in "${SHAPE_LIST[@]}"; do
@@ -359,6 +383,15 @@ for s in "${SHAPE_LIST[@]}"; do
 done
 case " ${SHAPE_LIST[*]} " in *" sample "*) time_proc ;; esac
 case " ${SHAPE_LIST[*]} " in *" usr "*) time_read ;; esac
+if [ "${SHAPES_PERF:-0}" = 1 ]; then
+	command -v perf >/dev/null || die "SHAPES_PERF=1: no perf"
+	for s in "${SHAPE_LIST[@]}"; do profile "$s"; done
+fi
+# the raw figures, to make the tables again: shapes-report.py report
+# $SH/last/rows.tsv $SH/last/metas.txt $SH/last/*.json
+rm -rf "$SH/last"
+mkdir "$SH/last"
+cp "$ROWS" "$METAS" "${JSONS[@]}" "$SH/last/"
 
 out=$CACHE/shapes-report.md
 {
