@@ -7,7 +7,7 @@
       directory blocks up to their size, extent/indirect/xattr blocks),
       from dumpe2fs and e2map scan's records
   shapes-report.py memcpy                  memcpy speed, bytes/s (the
-      best of 5 copies of 256 MiB between buffers already faulted in)
+      best of 40 copies of 64 MiB between buffers already faulted in)
   shapes-report.py report ROWS METAS GROUP_JSON...   the Markdown tables
 
 ROWS: one row a line, tab-separated: SHAPE MODE WHAT E2MAP_ID AGAINST
@@ -67,10 +67,11 @@ def meta(img, scan):
 
 
 def memcpy():
-    src, dst = bytearray(b"\x5a" * (256 << 20)), bytearray(256 << 20)
+    # many short copies: on a shared machine some run without preemption
+    src, dst = bytearray(b"\x5a" * (64 << 20)), bytearray(64 << 20)
     dst[:] = src    # the pages faulted in before any timing
     best = None
-    for _ in range(5):
+    for _ in range(40):
         t = time.perf_counter()
         dst[:] = src
         t = time.perf_counter() - t
