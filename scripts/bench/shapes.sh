@@ -215,8 +215,9 @@ done
 {
 	echo "# NAME IMAGE SMALL_FILE BIG_FILE (scripts/bench/shapes.sh)"
 	for s in "${SHAPE_ALL[@]}"; do
-		[ -s "$SH/$s.paths" ] && [ -s "$SH/$s.img" ] || continue
-		echo "$s $SH/$s.img $(cat "$SH/$s.paths")"
+		if [ -s "$SH/$s.paths" ] && [ -s "$SH/$s.img" ]; then
+			echo "$s $SH/$s.img $(cat "$SH/$s.paths")"
+		fi
 	done
 } >"$SH/READY.tmp"
 mv -f "$SH/READY.tmp" "$SH/READY"
