@@ -403,5 +403,6 @@ bench: all
 	E2MAP=$(abspath $(E2MAP)) scripts/bench/owner.sh
 	E2MAP=$(abspath $(E2MAP)) scripts/bench/past.sh
 	E2MAP=$(abspath $(E2MAP)) scripts/bench/diff.sh
+	E2MAP=$(abspath $(E2MAP)) scripts/bench/shapes.sh
 
 FORCE:
