@@ -45,6 +45,11 @@ struct e2map {
 	/* What a mount keeps between calls, made on first use (each is
 	 * bounded whatever the image's size): */
 	struct e2map_bcache *bcache;	/* blocks (bcache.c) */
+	/* A raw image's bytes where they lie (bcache.c): mapped read-only,
+	 * [0, map_len) of the file, blocks served below MAP_END; NULL: none. */
+	const unsigned char *map;
+	size_t map_len;
+	uint64_t map_end;
 	struct e2map_icache *icache;	/* checked inodes (inode/iget.c) */
 	struct e2map_dcache *dcache;	/* large directories' names (dir/dcache.c) */
 };
@@ -63,6 +68,10 @@ void e2map__read_ahead(e2map_t *m, uint64_t pblk, uint64_t count);
  * media to start reading them now (posix_fadvise on a raw image). */
 void e2map__prefetch(e2map_t *m, uint64_t pblk, uint64_t count);
 void e2map__bcache_free(e2map_t *m);
+/* Read the raw file PATH where it lies, the filesystem's bytes ending at
+ * END (the file's end, or the partition's): a speed-up only, nothing
+ * changes when it cannot be had. */
+void e2map__bcache_map(e2map_t *m, const char *path, uint64_t end);
 
 /* zone.c: ext4_inode_block_valid's range part: past the first data
  * block, inside the filesystem. */
