@@ -51,6 +51,8 @@ struct e2map {
 	size_t map_len;
 	uint64_t map_end;
 	struct e2map_icache *icache;	/* checked inodes (inode/iget.c) */
+	bool one_pass;			/* a whole-image pass's work: each inode
+					 * is got once, none is worth keeping */
 	struct e2map_dcache *dcache;	/* large directories' names (dir/dcache.c) */
 };
 

@@ -267,7 +267,8 @@ int e2map__iget_how(e2map_t *m, ext2_ino_t ino, enum e2map_iget how,
 		e2map__iput(f);
 		return err;
 	}
-	icache_put(m, f, how);
+	if (!m->one_pass)
+		icache_put(m, f, how);
 	*out = f;
 	return 0;
 }

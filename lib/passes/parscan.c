@@ -208,6 +208,7 @@ static int start_all(struct pool *p, e2map_t *m, struct worker *w,
 		if ((err = e2map_open(m->image, m->options, &w[i].h)) < 0)
 			return e2map__fail(m, err, "a worker's handle on the "
 					   "image: %s", e2map_errmsg(NULL));
+		w[i].h->one_pass = true;
 	}
 	for (i = 0; i < n; i++) {
 		if (pthread_create(&w[i].tid, NULL, work, &w[i]))
@@ -268,7 +269,12 @@ static int serial_one(e2map_t *m, const struct e2map_inode *in,
 	const char *detail = NULL;
 	int err;
 
-	if ((err = s->ops->work(m, in, s->result, &detail)) < 0)
+	/* The work only: what the caller does with M meanwhile keeps its
+	 * inode cache. */
+	m->one_pass = true;
+	err = s->ops->work(m, in, s->result, &detail);
+	m->one_pass = false;
+	if (err < 0)
 		return err;
 	return s->ops->hand(m, in, s->result, detail, s->payload);
 }
