@@ -144,16 +144,48 @@ static const unsigned char *cached(e2map_t *m, uint64_t pblk, int *err)
  */
 #define RA_BYTES (128U << 10)
 
+/*
+ * Mapped, the whole run (a group's inode table, up to MAP_AHEAD) is asked
+ * of the page cache at once (MADV_WILLNEED, which does not wait): the
+ * faults that follow find its pages read or being read, and map 64 KiB of
+ * them each.  The map itself reads as random (see e2map__bcache_map): this
+ * is where it is read in order.
+ */
+#define MAP_AHEAD (4U << 20)
+
+static void map_ahead(e2map_t *m, uint64_t pblk, uint64_t count)
+{
+	uintptr_t page = (uintptr_t)m->page - 1;
+	const unsigned char *from = in_map(m, pblk);
+	uintptr_t lo = (uintptr_t)from & ~page, hi;
+
+	if (pblk >= m->map_ahead_lo && pblk < m->map_ahead_hi)
+		return;
+	while (count > 1 && !in_map(m, pblk + count - 1))
+		count--;
+	hi = (uintptr_t)(from + count * m->bs);
+	(void)madvise((void *)lo, hi - lo, MADV_WILLNEED);
+	m->map_ahead_lo = pblk;
+	m->map_ahead_hi = pblk + count;
+}
+
 void e2map__read_ahead(e2map_t *m, uint64_t pblk, uint64_t count)
 {
 	struct e2map_bcache *c = bcache_get(m);
 	uint64_t end = ext2fs_blocks_count(m->fs->super);
 	unsigned i, first, n = 0;
 
-	if (!c || pblk >= end || in_map(m, pblk) || !slot_data(m, c))
+	if (!c || pblk >= end)
 		return;
-	count = count < RA_BYTES / m->bs ? count : RA_BYTES / m->bs;
 	count = count < end - pblk ? count : end - pblk;
+	if (in_map(m, pblk)) {
+		map_ahead(m, pblk, count < MAP_AHEAD / m->bs ? count :
+				   MAP_AHEAD / m->bs);
+		return;
+	}
+	count = count < RA_BYTES / m->bs ? count : RA_BYTES / m->bs;
+	if (!slot_data(m, c))
+		return;
 	first = slot_of(c, pblk);
 	/* Slots in a row: no wrap of the table, no change of pblk >> 20. */
 	while (n < count && first + n < c->slots &&
@@ -226,10 +258,15 @@ void e2map__bcache_map(e2map_t *m, const char *path, uint64_t end)
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (uint64_t)st.st_size <= SIZE_MAX) {
 		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+		/* A fault reads the page it needs, not the 128 KiB around it:
+		 * tree blocks lie scattered; the tables are read ahead. */
+		if (p != MAP_FAILED)
+			(void)madvise(p, (size_t)st.st_size, MADV_RANDOM);
 		if (p != MAP_FAILED) {
 			m->map = p;
 			m->map_len = (size_t)st.st_size;
 			m->map_end = end < m->map_len ? end : m->map_len;
+			m->page = (size_t)sysconf(_SC_PAGESIZE);
 		}
 	}
 	close(fd);

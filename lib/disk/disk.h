@@ -50,6 +50,8 @@ struct e2map {
 	const unsigned char *map;
 	size_t map_len;
 	uint64_t map_end;
+	size_t page;			/* the page size, for madvise */
+	uint64_t map_ahead_lo, map_ahead_hi;	/* blocks last read ahead */
 	struct e2map_icache *icache;	/* checked inodes (inode/iget.c) */
 	bool one_pass;			/* a whole-image pass's work: each inode
 					 * is got once, none is worth keeping */
