@@ -55,6 +55,7 @@ struct e2map {
 	struct e2map_icache *icache;	/* checked inodes (inode/iget.c) */
 	bool one_pass;			/* a whole-image pass's work: each inode
 					 * is got once, none is worth keeping */
+	void *spare_inode;		/* the memory of the pass's last inode */
 	struct e2map_dcache *dcache;	/* large directories' names (dir/dcache.c) */
 };
 

@@ -130,20 +130,28 @@ static int check_mode(e2map_file_t *f, enum e2map_iget how)
 /*
  * An in-memory inode with its raw copy and (WITH_BUF) its block buffer,
  * in one allocation: a whole-image pass opens every inode, and three
- * allocations each were a tenth of its time.  iput frees the one block.
+ * allocations each were a tenth of its time.  iput frees the one block;
+ * in a pass's work, whose inodes are put back before it returns, it keeps
+ * it for the next one instead (a block this size is beyond malloc's
+ * per-thread cache).
  */
-static e2map_file_t *file_alloc(const e2map_t *m, bool with_buf)
+static e2map_file_t *file_alloc(e2map_t *m, bool with_buf)
 {
 	size_t head = (sizeof(e2map_file_t) + 15) & ~(size_t)15;
 	size_t raw = (e2map__raw_size(m) + 15) & ~(size_t)15;
-	unsigned char *p = malloc(head + raw + (with_buf ? m->bs : 0));
-	e2map_file_t *f = (e2map_file_t *)p;
+	bool pass = m->one_pass && with_buf;
+	unsigned char *p = pass ? m->spare_inode : NULL;
+	e2map_file_t *f;
 
-	if (!p)
+	if (p)
+		m->spare_inode = NULL;
+	else if (!(p = malloc(head + raw + (with_buf ? m->bs : 0))))
 		return NULL;
+	f = (e2map_file_t *)p;
 	memset(f, 0, sizeof(*f));
 	f->raw = p + head;
 	f->buf = with_buf ? p + head + raw : NULL;
+	f->pass = pass;
 	return f;
 }
 
@@ -181,6 +189,7 @@ struct e2map_icache {
 static void copy_state(e2map_file_t *dst, const e2map_file_t *src)
 {
 	unsigned char *raw = dst->raw, *buf = dst->buf;
+	bool pass = dst->pass;
 
 	*dst = *src;
 	memcpy(raw, src->raw, e2map__raw_size(src->m));
@@ -192,6 +201,7 @@ static void copy_state(e2map_file_t *dst, const e2map_file_t *src)
 	dst->rd_es = (struct escache){ 0 };
 	dst->rd_leaves = (struct blkset){ 0 };
 	dst->bounce = NULL;
+	dst->pass = pass;
 }
 
 /* A fresh in-memory inode like T; the cache's own copies need no block
@@ -244,6 +254,8 @@ void e2map__icache_free(e2map_t *m)
 {
 	unsigned i;
 
+	free(m->spare_inode);
+	m->spare_inode = NULL;
 	if (!m->icache)
 		return;
 	for (i = 0; i < ICACHE_SLOTS; i++)
@@ -291,7 +303,10 @@ void e2map__iput(e2map_file_t *f)
 	e2map__es_free(&f->rd_es);
 	e2map__blkset_free(&f->rd_leaves);
 	free(f->bounce);
-	free(f);	/* its raw copy and buffer with it */
+	if (f->pass && !f->m->spare_inode)
+		f->m->spare_inode = f;
+	else
+		free(f);	/* its raw copy and buffer with it */
 }
 
 int e2map__ino_check(e2map_t *m, uint64_t ino)

@@ -71,6 +71,7 @@ struct e2map_file {
 	struct escache rd_es;
 	struct blkset rd_leaves;
 	unsigned char *bounce;		/* one block of file data */
+	bool pass;			/* got by a pass's work (iget.c) */
 };
 
 /*
