@@ -220,6 +220,17 @@ void e2map__prefetch(e2map_t *m, uint64_t pblk, uint64_t count)
 	(void)io_channel_cache_readahead(m->fs->io, pblk, count);
 }
 
+const unsigned char *e2map__read_block_at(e2map_t *m, uint64_t pblk,
+					  unsigned char *buf, int *err)
+{
+	const unsigned char *b;
+
+	if (!(b = cached(m, pblk, err)) || b == in_map(m, pblk))
+		return b;
+	memcpy(buf, b, m->bs);
+	return buf;
+}
+
 int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf)
 {
 	return e2map__read_part(m, pblk, 0, m->bs, buf);

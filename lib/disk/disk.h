@@ -64,6 +64,11 @@ _Static_assert(offsetof(struct e2map, err) == 0,
 
 /* bcache.c: block PBLK into BUF, through the image's block cache */
 int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf);
+/* Block PBLK where it lies in the mapped image, else read into BUF (a
+ * block): valid while M is open and BUF untouched; NULL and *ERR on
+ * failure.  A whole-image pass reads the inode tables so, uncopied. */
+const unsigned char *e2map__read_block_at(e2map_t *m, uint64_t pblk,
+					  unsigned char *buf, int *err);
 /* LEN bytes at OFF of block PBLK (OFF + LEN within the block) */
 int e2map__read_part(e2map_t *m, uint64_t pblk, size_t off, size_t len,
 		     void *buf);
