@@ -11,9 +11,13 @@
 #include "disk.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define CACHE_BYTES (4U << 20)	/* 1,024 blocks of 4 KiB, 4,096 of 1 KiB */
 #define NO_BLOCK UINT64_MAX
@@ -21,7 +25,8 @@
 struct e2map_bcache {
 	unsigned slots;		/* a power of two */
 	uint64_t *tag;
-	unsigned char *data;	/* SLOTS blocks, touched as they are used */
+	unsigned char *data;	/* SLOTS blocks, touched as they are used;
+				 * made at the first block not in the map */
 };
 
 static void bcache_free(struct e2map_bcache *c)
@@ -44,8 +49,7 @@ static struct e2map_bcache *bcache_get(e2map_t *m)
 		return NULL;
 	c->slots = CACHE_BYTES / m->bs;		/* block sizes are powers of 2 */
 	c->tag = malloc(c->slots * sizeof(*c->tag));
-	c->data = malloc((size_t)c->slots * m->bs);
-	if (!c->tag || !c->data) {
+	if (!c->tag) {
 		bcache_free(c);
 		return NULL;
 	}
@@ -59,6 +63,24 @@ static struct e2map_bcache *bcache_get(e2map_t *m)
 static unsigned slot_of(const struct e2map_bcache *c, uint64_t pblk)
 {
 	return (unsigned)(pblk ^ (pblk >> 20)) & (c->slots - 1);
+}
+
+static unsigned char *slot_data(e2map_t *m, struct e2map_bcache *c)
+{
+	if (!c->data)
+		c->data = malloc((size_t)c->slots * m->bs);
+	return c->data;
+}
+
+/* Block PBLK where it lies in the mapped image; NULL when there is no
+ * map or the block is not wholly inside it: the io channel reads it
+ * then, and fails as it always did past the image's end. */
+static const unsigned char *in_map(const e2map_t *m, uint64_t pblk)
+{
+	if (!m->map || m->map_end < m->disk_offset ||
+	    pblk >= (m->map_end - m->disk_offset) / m->bs)
+		return NULL;
+	return m->map + m->disk_offset + pblk * m->bs;
 }
 
 static int read_image(e2map_t *m, uint64_t pblk, void *buf)
@@ -77,6 +99,7 @@ static int read_image(e2map_t *m, uint64_t pblk, void *buf)
 static const unsigned char *cached(e2map_t *m, uint64_t pblk, int *err)
 {
 	struct e2map_bcache *c;
+	const unsigned char *at;
 	unsigned char *slot;
 	unsigned i;
 
@@ -91,6 +114,17 @@ static const unsigned char *cached(e2map_t *m, uint64_t pblk, int *err)
 		return NULL;
 	}
 	i = slot_of(c, pblk);
+	/* Mapped, the tags only count what a cache of blocks would read. */
+	if ((at = in_map(m, pblk))) {
+		if (c->tag[i] != pblk)
+			m->blocks_read++;
+		c->tag[i] = pblk;
+		return at;
+	}
+	if (!slot_data(m, c)) {
+		*err = -ENOMEM;
+		return NULL;
+	}
 	slot = c->data + (size_t)i * m->bs;
 	if (c->tag[i] != pblk) {
 		c->tag[i] = NO_BLOCK;
@@ -110,6 +144,31 @@ static const unsigned char *cached(e2map_t *m, uint64_t pblk, int *err)
  */
 #define RA_BYTES (128U << 10)
 
+/*
+ * Mapped, the whole run (a group's inode table, up to MAP_AHEAD) is asked
+ * of the page cache at once (MADV_WILLNEED, which does not wait): the
+ * faults that follow find its pages read or being read, and map 64 KiB of
+ * them each.  The map itself reads as random (see e2map__bcache_map): this
+ * is where it is read in order.
+ */
+#define MAP_AHEAD (4U << 20)
+
+static void map_ahead(e2map_t *m, uint64_t pblk, uint64_t count)
+{
+	uintptr_t page = (uintptr_t)m->page - 1;
+	const unsigned char *from = in_map(m, pblk);
+	uintptr_t lo = (uintptr_t)from & ~page, hi;
+
+	if (pblk >= m->map_ahead_lo && pblk < m->map_ahead_hi)
+		return;
+	while (count > 1 && !in_map(m, pblk + count - 1))
+		count--;
+	hi = (uintptr_t)(from + count * m->bs);
+	(void)madvise((void *)lo, hi - lo, MADV_WILLNEED);
+	m->map_ahead_lo = pblk;
+	m->map_ahead_hi = pblk + count;
+}
+
 void e2map__read_ahead(e2map_t *m, uint64_t pblk, uint64_t count)
 {
 	struct e2map_bcache *c = bcache_get(m);
@@ -118,8 +177,15 @@ void e2map__read_ahead(e2map_t *m, uint64_t pblk, uint64_t count)
 
 	if (!c || pblk >= end)
 		return;
-	count = count < RA_BYTES / m->bs ? count : RA_BYTES / m->bs;
 	count = count < end - pblk ? count : end - pblk;
+	if (in_map(m, pblk)) {
+		map_ahead(m, pblk, count < MAP_AHEAD / m->bs ? count :
+				   MAP_AHEAD / m->bs);
+		return;
+	}
+	count = count < RA_BYTES / m->bs ? count : RA_BYTES / m->bs;
+	if (!slot_data(m, c))
+		return;
 	first = slot_of(c, pblk);
 	/* Slots in a row: no wrap of the table, no change of pblk >> 20. */
 	while (n < count && first + n < c->slots &&
@@ -154,6 +220,17 @@ void e2map__prefetch(e2map_t *m, uint64_t pblk, uint64_t count)
 	(void)io_channel_cache_readahead(m->fs->io, pblk, count);
 }
 
+const unsigned char *e2map__read_block_at(e2map_t *m, uint64_t pblk,
+					  unsigned char *buf, int *err)
+{
+	const unsigned char *b;
+
+	if (!(b = cached(m, pblk, err)) || b == in_map(m, pblk))
+		return b;
+	memcpy(buf, b, m->bs);
+	return buf;
+}
+
 int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf)
 {
 	return e2map__read_part(m, pblk, 0, m->bs, buf);
@@ -171,8 +248,46 @@ int e2map__read_part(e2map_t *m, uint64_t pblk, size_t off, size_t len,
 	return 0;
 }
 
+/*
+ * A raw image file is mapped read-only (PROT_READ: nothing can write
+ * through it), and the passes read its metadata where it lies: no copy
+ * into a pread buffer and again into the cache.  Only [0, the size seen
+ * here) is mapped and read, so an image that keeps its size never faults.
+ * One that shrinks under an open handle would raise SIGBUS on a page past
+ * its new end: the handle already holds that the image does not change
+ * while it is open (nothing cached is ever invalidated), as e2fsck -n
+ * does; a reader of an image being cut down must copy it first.
+ */
+void e2map__bcache_map(e2map_t *m, const char *path, uint64_t end)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= SIZE_MAX) {
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+		/* A fault reads the page it needs, not the 128 KiB around it:
+		 * tree blocks lie scattered; the tables are read ahead. */
+		if (p != MAP_FAILED)
+			(void)madvise(p, (size_t)st.st_size, MADV_RANDOM);
+		if (p != MAP_FAILED) {
+			m->map = p;
+			m->map_len = (size_t)st.st_size;
+			m->map_end = end < m->map_len ? end : m->map_len;
+			m->page = (size_t)sysconf(_SC_PAGESIZE);
+		}
+	}
+	close(fd);
+}
+
 void e2map__bcache_free(e2map_t *m)
 {
 	bcache_free(m->bcache);
 	m->bcache = NULL;
+	if (m->map)
+		munmap((void *)m->map, m->map_len);
+	m->map = NULL;
 }

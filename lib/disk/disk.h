@@ -45,7 +45,17 @@ struct e2map {
 	/* What a mount keeps between calls, made on first use (each is
 	 * bounded whatever the image's size): */
 	struct e2map_bcache *bcache;	/* blocks (bcache.c) */
+	/* A raw image's bytes where they lie (bcache.c): mapped read-only,
+	 * [0, map_len) of the file, blocks served below MAP_END; NULL: none. */
+	const unsigned char *map;
+	size_t map_len;
+	uint64_t map_end;
+	size_t page;			/* the page size, for madvise */
+	uint64_t map_ahead_lo, map_ahead_hi;	/* blocks last read ahead */
 	struct e2map_icache *icache;	/* checked inodes (inode/iget.c) */
+	bool one_pass;			/* a whole-image pass's work: each inode
+					 * is got once, none is worth keeping */
+	void *spare_inode;		/* the memory of the pass's last inode */
 	struct e2map_dcache *dcache;	/* large directories' names (dir/dcache.c) */
 };
 
@@ -54,6 +64,11 @@ _Static_assert(offsetof(struct e2map, err) == 0,
 
 /* bcache.c: block PBLK into BUF, through the image's block cache */
 int e2map__read_block(e2map_t *m, uint64_t pblk, void *buf);
+/* Block PBLK where it lies in the mapped image, else read into BUF (a
+ * block): valid while M is open and BUF untouched; NULL and *ERR on
+ * failure.  A whole-image pass reads the inode tables so, uncopied. */
+const unsigned char *e2map__read_block_at(e2map_t *m, uint64_t pblk,
+					  unsigned char *buf, int *err);
 /* LEN bytes at OFF of block PBLK (OFF + LEN within the block) */
 int e2map__read_part(e2map_t *m, uint64_t pblk, size_t off, size_t len,
 		     void *buf);
@@ -63,6 +78,10 @@ void e2map__read_ahead(e2map_t *m, uint64_t pblk, uint64_t count);
  * media to start reading them now (posix_fadvise on a raw image). */
 void e2map__prefetch(e2map_t *m, uint64_t pblk, uint64_t count);
 void e2map__bcache_free(e2map_t *m);
+/* Read the raw file PATH where it lies, the filesystem's bytes ending at
+ * END (the file's end, or the partition's): a speed-up only, nothing
+ * changes when it cannot be had. */
+void e2map__bcache_map(e2map_t *m, const char *path, uint64_t end);
 
 /* zone.c: ext4_inode_block_valid's range part: past the first data
  * block, inside the filesystem. */

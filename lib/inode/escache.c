@@ -78,8 +78,18 @@ static bool can_merge(const struct es_entry *a, const struct es_entry *b)
 	return !has_pblk(a->kind) || a->pblk + a->len == b->pblk;
 }
 
+/* Most files are a few extents and holes: a first step of a few entries
+ * stays in the allocator's per-thread cache, where 64 went to its bins. */
+#define ES_FIRST 8
+
 static int reserve(struct escache *c, size_t extra)
 {
+	if (!c->cap && extra <= ES_FIRST) {
+		if (!(c->v = malloc(ES_FIRST * sizeof(*c->v))))
+			return -ENOMEM;
+		c->cap = ES_FIRST;
+		return 0;
+	}
 	return e2map__grow((void **)&c->v, &c->cap, c->n + extra,
 			   sizeof(*c->v));
 }

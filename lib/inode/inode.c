@@ -38,6 +38,7 @@ size_t e2map__raw_size(const e2map_t *m)
 	       isize : sizeof(struct ext2_inode_large);
 }
 
+/* Into F->raw, e2map__raw_size bytes that come with F (iget.c). */
 static int read_raw(e2map_file_t *f)
 {
 	unsigned isize = EXT2_INODE_SIZE(f->m->fs->super);
@@ -46,8 +47,6 @@ static int read_raw(e2map_file_t *f)
 
 	if ((err = locate(f)) < 0)
 		return err;
-	if (!(f->raw = malloc(alloc)))
-		return -ENOMEM;
 	/* A 128-byte inode has no fields past it: read them as zeroes. */
 	memset(f->raw + isize, 0, alloc - isize);
 	if ((err = e2map__read_part(f->m, f->inode_pblk, f->inode_off, isize,

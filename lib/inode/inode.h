@@ -61,6 +61,9 @@ struct e2map_file {
 	uint32_t inline_value;		/* system.data's offset in raw */
 	bool xattr_in_inode;		/* EXT4_STATE_XATTR */
 	uint64_t file_acl;
+	/* Blocks [ok_lo, ok_hi) passed ext4_inode_block_valid for this
+	 * inode: any range inside them passes too (the zone is fixed). */
+	uint64_t ok_lo, ok_hi;
 	struct escache es;
 	struct blkset leaves;
 	unsigned char *buf;		/* one block, for tree reads */
@@ -68,13 +71,24 @@ struct e2map_file {
 	struct escache rd_es;
 	struct blkset rd_leaves;
 	unsigned char *bounce;		/* one block of file data */
+	bool pass;			/* got by a pass's work (iget.c) */
 };
 
-/* ext4_inode_block_valid for F's block references. */
-static inline bool e2map__inode_block_valid(const e2map_file_t *f,
-					    uint64_t pblk, uint64_t count)
+/*
+ * ext4_inode_block_valid for F's block references.  The mapping walk asks
+ * it at every call, as the kernel's check_block_validity does, mostly of
+ * the run it asked about last: that run is remembered.
+ */
+static inline bool e2map__inode_block_valid(e2map_file_t *f, uint64_t pblk,
+					    uint64_t count)
 {
-	return e2map__zone_valid(f->m, f->ino, pblk, count);
+	if (pblk >= f->ok_lo && pblk < f->ok_hi && count <= f->ok_hi - pblk)
+		return true;
+	if (!e2map__zone_valid(f->m, f->ino, pblk, count))
+		return false;
+	f->ok_lo = pblk;
+	f->ok_hi = pblk + count;
+	return true;
 }
 
 /* inode.c: the on-disk inode of F->ino, loaded and its fields checked */

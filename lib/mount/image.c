@@ -265,6 +265,8 @@ static int open_fs(const char *image, const struct e2map_options *o,
 		return open_error(code);
 	}
 	m->disk_offset = w->own ? w->offset : o->offset;
+	if (!w->own)
+		e2map__bcache_map(m, image, UINT64_MAX);
 	m->bs = m->fs->blocksize;
 	m->bits = 10 + m->fs->super->s_log_block_size;
 	/* s_itb_per_group: ext4_block_group_meta_init divides, no rounding. */

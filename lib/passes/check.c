@@ -8,7 +8,6 @@
 #include "passes.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define BATCH 32
@@ -85,9 +84,17 @@ static int fiemap_walk(e2map_file_t *f, struct fiemap *fm,
 	return e2map_file_fiemap(f, fm);
 }
 
+/* A FIEMAP request with room for a batch: on the stack, as xfs_io's
+ * buffer, not an allocation per inode. */
+union fiemap_buf {
+	struct fiemap fm;
+	unsigned char room[sizeof(struct fiemap) +
+			   BATCH * sizeof(struct fiemap_extent)];
+};
+
 int e2map_file_check(e2map_file_t *f, struct e2map_check_stats *st)
 {
-	struct fiemap *fm;
+	union fiemap_buf b;
 	int err;
 
 	if (!f || !E2MAP__OUT_OK(st, E2MAP_CHECK_STATS_VERSION))
@@ -97,13 +104,9 @@ int e2map_file_check(e2map_file_t *f, struct e2map_check_stats *st)
 	if (e2map__unmapped(f))
 		return 0;	/* nothing mapped: answered by type alone */
 	/* Each batch zeroes the header; the call fills the extents. */
-	fm = malloc(sizeof(*fm) + BATCH * sizeof(struct fiemap_extent));
-	if (!fm)
-		return -ENOMEM;
 	err = seek_walk(f, st);
 	if (!err)
-		err = fiemap_walk(f, fm, st);
-	free(fm);
+		err = fiemap_walk(f, &b.fm, st);
 	return err;
 }
 

@@ -23,7 +23,7 @@
 #define MAX_THREADS 16
 #define MAX_SLOTS 4096U
 #define MAX_PENDING (16U << 20)	/* bytes of results */
-#define KEEP_BYTES (256U << 10)	/* a slot keeps this much memory for reuse */
+#define KEEP_BYTES (1U << 20)	/* a buffer up to this size is kept for reuse */
 
 /* Each result: this header, then the work's OPS->size bytes. */
 struct result {
@@ -42,6 +42,12 @@ struct slot {
 	size_t len, tcap;
 };
 
+/* A results buffer handed back, for the next group taken. */
+struct spare {
+	unsigned char *v;
+	size_t cap;
+};
+
 struct pool {
 	const struct e2map__par *ops;
 	size_t stride;
@@ -49,6 +55,10 @@ struct pool {
 	pthread_cond_t cond;	/* a slot was filled or emptied, or stop */
 	struct slot *slots;
 	unsigned nslots;
+	/* Memory already touched: a fresh buffer per group cost a page
+	 * fault per 4 KiB of results.  At most NSLOTS buffers exist. */
+	struct spare *spares;
+	unsigned nspares;
 	dgrp_t next;		/* the next group a worker takes */
 	dgrp_t consumed;	/* groups handed on so far */
 	dgrp_t ngroups;
@@ -117,8 +127,16 @@ static bool take(struct pool *p, dgrp_t *g)
 		p->pending >= MAX_PENDING))
 		pthread_cond_wait(&p->cond, &p->lock);
 	ok = !p->stop && p->next < p->ngroups;
-	if (ok)
+	if (ok) {
+		struct slot *s = &p->slots[p->next % p->nslots];
+
+		if (!s->v && p->nspares) {
+			p->nspares--;
+			s->v = p->spares[p->nspares].v;
+			s->cap = p->spares[p->nspares].cap;
+		}
 		*g = p->next++;
+	}
 	pthread_mutex_unlock(&p->lock);
 	return ok;
 }
@@ -174,6 +192,11 @@ static int hand_on(struct pool *p, e2map_t *m, dgrp_t g, void *payload)
 		s->cap = 0;
 	}
 	pthread_mutex_lock(&p->lock);
+	if (s->v) {
+		p->spares[p->nspares++] = (struct spare){ s->v, s->cap };
+		s->v = NULL;
+		s->cap = 0;
+	}
 	p->pending -= s->n * p->stride;
 	s->done = false;
 	p->consumed++;
@@ -208,6 +231,7 @@ static int start_all(struct pool *p, e2map_t *m, struct worker *w,
 		if ((err = e2map_open(m->image, m->options, &w[i].h)) < 0)
 			return e2map__fail(m, err, "a worker's handle on the "
 					   "image: %s", e2map_errmsg(NULL));
+		w[i].h->one_pass = true;
 	}
 	for (i = 0; i < n; i++) {
 		if (pthread_create(&w[i].tid, NULL, work, &w[i]))
@@ -222,10 +246,13 @@ static void free_slots(struct pool *p)
 {
 	unsigned i;
 
-	for (i = 0; i < p->nslots; i++) {
+	for (i = 0; p->slots && i < p->nslots; i++) {
 		free(p->slots[i].v);
 		free(p->slots[i].text);
 	}
+	for (i = 0; i < p->nspares; i++)
+		free(p->spares[i].v);
+	free(p->spares);
 	free(p->slots);
 }
 
@@ -240,8 +267,12 @@ static int par_threads(e2map_t *m, unsigned n, const struct e2map__par *ops,
 	/* Whole results, each aligned for the work's result struct. */
 	p.stride = (sizeof(struct result) + ops->size + 15) & ~(size_t)15;
 	p.nslots = p.ngroups < MAX_SLOTS ? p.ngroups : MAX_SLOTS;
-	if (!(p.slots = calloc(p.nslots, sizeof(*p.slots))))
+	p.slots = calloc(p.nslots, sizeof(*p.slots));
+	p.spares = calloc(p.nslots, sizeof(*p.spares));
+	if (!p.slots || !p.spares) {
+		free_slots(&p);
 		return -ENOMEM;
+	}
 	pthread_mutex_init(&p.lock, NULL);
 	pthread_cond_init(&p.cond, NULL);
 	err = start_all(&p, m, w, n);
@@ -268,7 +299,12 @@ static int serial_one(e2map_t *m, const struct e2map_inode *in,
 	const char *detail = NULL;
 	int err;
 
-	if ((err = s->ops->work(m, in, s->result, &detail)) < 0)
+	/* The work only: what the caller does with M meanwhile keeps its
+	 * inode cache. */
+	m->one_pass = true;
+	err = s->ops->work(m, in, s->result, &detail);
+	m->one_pass = false;
+	if (err < 0)
 		return err;
 	return s->ops->hand(m, in, s->result, detail, s->payload);
 }

@@ -63,6 +63,7 @@ int e2map__scan_group(e2map_t *m, dgrp_t g, unsigned char *buf,
 	uint64_t first = (uint64_t)g * fs->super->s_inodes_per_group + 1;
 	uint64_t table = ext2fs_inode_table_loc(fs, g);
 	struct e2map_inode in = { first, 0, 0, 0, 0, 0 };
+	const unsigned char *b = NULL;
 	int err;
 
 	if (n && !e2map__block_valid(m, table, (n + per - 1) / per)) {
@@ -76,12 +77,12 @@ int e2map__scan_group(e2map_t *m, dgrp_t g, unsigned char *buf,
 			e2map__read_ahead(m, table + i / per,
 					  (n - i + per - 1) / per);
 		if (i % per == 0 &&
-		    (err = e2map__read_block(m, table + i / per, buf)) < 0) {
+		    !(b = e2map__read_block_at(m, table + i / per, buf, &err))) {
 			in.ino = first + i;
 			in.err = err;
 			return cb(m, &in, payload);
 		}
-		e2map__inode_decode(buf + (i % per) * isize, first + i, &in);
+		e2map__inode_decode(b + (i % per) * isize, first + i, &in);
 		if (in.links && in.mode && (err = cb(m, &in, payload)) != 0)
 			return err;
 	}
