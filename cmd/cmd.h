@@ -42,6 +42,10 @@ struct cmd_ctx;
  */
 #define CMD_NEEDS_IMAGE 0x1u
 #define CMD_NEEDS_FILE (0x2u | CMD_NEEDS_IMAGE)
+/* The image stays open for as long as the user likes (mount): read with
+ * pread, never mapped, so that a file cut short meanwhile is EIO, not
+ * SIGBUS (e2map_open's "nomap"). */
+#define CMD_LONG_LIVED 0x4u
 
 /*
  * A command's row (main.c): what `e2map help` lists and dispatch calls.
@@ -131,6 +135,7 @@ struct cmd_common {
 	const char *partition;	/* --partition N, as typed */
 	bool replay;		/* --replay: answers after journal recovery */
 	bool unmountable;	/* --unmountable: read past the mount's refusal */
+	bool nomap;		/* CMD_LONG_LIVED: e2map_open's "nomap" */
 	bool json;		/* --json */
 	bool why;		/* --why: e2map's detail after a tool's error */
 	bool nofollow;		/* --no-follow: open PATH with O_NOFOLLOW */

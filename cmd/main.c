@@ -81,7 +81,7 @@ static const struct e2map_cmd commands[] = {	/* sorted by name */
 	{ "history", cmd_history, "earlier versions of an inode or a "
 	  "directory from the journal", &history_spec, CMD_NEEDS_IMAGE },
 	{ "mount", cmd_mount, "mount the image read-only through FUSE",
-	  &mount_spec, CMD_NEEDS_IMAGE },
+	  &mount_spec, CMD_NEEDS_IMAGE | CMD_LONG_LIVED },
 	/* owner opens IMAGE itself: with --byte, a disk's bytes may lie in
 	 * several of its filesystems. */
 	{ "owner", cmd_owner, "who owns each block: metadata, an inode, free",
@@ -186,6 +186,7 @@ static int set_up(const struct e2map_cmd *c, int argc, char **argv,
 		return status;
 	if (c->flags & CMD_NEEDS_IMAGE) {
 		ctx->image = ctx->ops.v[0];
+		ctx->co.nomap = (c->flags & CMD_LONG_LIVED) != 0;
 		if ((status = cmd_open_image(c->name, &ctx->co, ctx->image,
 					     &ctx->m)))
 			return status;

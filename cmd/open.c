@@ -67,6 +67,9 @@ int cmd_open_image(const char *cmd, const struct cmd_common *co,
 	if (co->unmountable)
 		snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts),
 			 "%sunmountable", opts[0] ? "," : "");
+	if (co->nomap)
+		snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts),
+			 "%snomap", opts[0] ? "," : "");
 	err = e2map_open(image, opts[0] ? opts : NULL, out);
 	if (err < 0) {
 		/* The library's words say more than the errno, once. */

@@ -384,6 +384,49 @@ Test(options, offset_shifts_the_filesystem)
 	fixture_remove(shifted);
 }
 
+/* Is PATH mapped into this process? */
+static bool mapped_here(const char *path)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4608];
+	bool hit = false;
+
+	cr_assert(f);
+	while (!hit && fgets(line, sizeof(line), f))
+		hit = strstr(line, path) != NULL;
+	fclose(f);
+	return hit;
+}
+
+/* A raw image is read where it lies (mmap), but not with "nomap" (what
+ * e2map mount asks for): the answers are the same. */
+Test(options, nomap_reads_what_the_map_reads)
+{
+	struct fiemap_extent a[64], b[64];
+	e2map_t *m1 = open_ok(img, NULL), *m2;
+	e2map_file_t *f1, *f2;
+	unsigned n;
+
+	cr_expect(mapped_here(img), "%s is not mapped", img);
+	e2map_close(m1);
+	cr_expect(!mapped_here(img), "%s is mapped after close", img);
+	m1 = open_ok(img, NULL);
+	m2 = open_ok(img, "nomap");
+	e2map_close(m1);
+	cr_expect(!mapped_here(img), "nomap: %s is mapped", img);
+	m1 = open_ok(img, NULL);
+	cr_assert_eq(e2map_file_open(m1, "/docs/big.dat", &f1), 0);
+	cr_assert_eq(e2map_file_open(m2, "/docs/big.dat", &f2), 0);
+	n = list(f1, a, 64);
+	cr_expect_gt(n, 0);
+	cr_expect_eq(list(f2, b, 64), n);
+	cr_expect_eq(memcmp(a, b, n * sizeof(a[0])), 0);
+	e2map_file_close(f1);
+	e2map_file_close(f2);
+	e2map_close(m1);
+	e2map_close(m2);
+}
+
 Test(options, warm_first_call_equals_cold_second_call, .timeout = 30)
 {
 	char *one = fixture_image("ext4-1k");

@@ -90,6 +90,7 @@ struct e2map_options {
 	bool warm;			/* cache=warm */
 	bool replay;			/* replay: the journal recovered */
 	bool unmountable;		/* unmountable: read past the mount's refusal */
+	bool nomap;			/* nomap: pread only, never mmap */
 };
 int e2map__parse_options(const char *options, struct e2map_options *o);
 

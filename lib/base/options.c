@@ -91,6 +91,10 @@ static int parse_option(const char *opt, struct e2map_options *o)
 		o->unmountable = true;
 		return 0;
 	}
+	if (!strcmp(opt, "nomap")) {
+		o->nomap = true;
+		return 0;
+	}
 	if (!strcmp(opt, "cache=cold") || !strcmp(opt, "cache=warm")) {
 		o->warm = opt[6] == 'w';
 		return 0;

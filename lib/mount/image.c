@@ -265,7 +265,7 @@ static int open_fs(const char *image, const struct e2map_options *o,
 		return open_error(code);
 	}
 	m->disk_offset = w->own ? w->offset : o->offset;
-	if (!w->own)
+	if (!w->own && !o->nomap)
 		e2map__bcache_map(m, image, UINT64_MAX);
 	m->bs = m->fs->blocksize;
 	m->bits = 10 + m->fs->super->s_log_block_size;

@@ -28,6 +28,10 @@ extern "C" {
  *                  every answer is then e2map's reading, beyond the
  *                  kernel (E2MAP_IMAGE_UNMOUNTABLE, e2map_image_refusal).
  *                  What libext2fs cannot open still fails.
+ *   nomap          read a raw image with pread(2) only: by default its
+ *                  metadata is read where it lies, mmap'd read-only, and
+ *                  a handle on an image that shrinks while open would get
+ *                  SIGBUS; a long-lived handle (e2map mount) takes this
  * BYTES takes the units of e2map_parse_bytes.  Unknown options: -EINVAL.
  * A missing image: -ENOENT (any errno of stat(2) or open(2)); a pipe or a
  * socket: -ESPIPE; a directory: -EISDIR; an offset at or past the end of
