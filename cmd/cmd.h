@@ -388,6 +388,9 @@ void cmd_jl_name_object(struct cmd_jline *l, const char *key,
 			const char *name, size_t len);
 int cmd_jl_end(struct cmd_jline *l);
 void cmd_jl_free(struct cmd_jline *l);
+/* V's compact text (JSON_ENCODE_ANY) appended to B; releases V.  0 or
+ * -ENOMEM. */
+int cmd_json_dump_to(struct outbuf *b, json_t *v);
 
 /* DOC on stdout, one line; releases DOC.  0, -ENOMEM or -EIO. */
 int cmd_json_print(json_t *doc);

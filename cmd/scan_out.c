@@ -111,93 +111,277 @@ static void table_item(const struct scan_item *it)
 
 /* ---- jsonl ---- */
 
-/* A record a line, written straight (cmd_jl_*, json.c): with jansson
- * documents, building and freeing them was three quarters of a scan. */
-static struct cmd_jline jline;
+/*
+ * A record a line, written straight into one buffer with the members'
+ * keys as constants: the printing thread is a scan's critical path, and
+ * a call per member (cmd_jl_*) was most of its line.  The text is what
+ * the jansson documents gave (json.c's rules); jansson still writes each
+ * name that is not printable ASCII and each error object.
+ */
+static struct outbuf jbuf;
 
-static void jl_time(struct cmd_jline *l, const char *key, bool has,
-		    const struct e2map_timespec *t)
+/* Room for N more bytes at the end of B: where they go, or NULL. */
+static char *jb_room(struct outbuf *b, size_t n)
 {
-	if (!has) {
-		cmd_jl_const(l, key, "null");
-		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = 2 * (b->len + n + 1);
+		char *s = realloc(b->s, cap);
+
+		if (!s)
+			return NULL;
+		b->s = s;
+		b->cap = cap;
 	}
-	cmd_jl_open(l, key, '{');
-	cmd_jl_i64(l, "sec", t->sec);
-	cmd_jl_i64(l, "nsec", t->nsec);
-	cmd_jl_close(l, '}');
+	return b->s + b->len;
 }
 
-static void jl_stat(struct cmd_jline *l, const struct e2map_record *r)
+/* V in decimal at P, two digits a step; the end. */
+static char *put_dec(char *p, uint64_t v)
+{
+	static const char pairs[] = "00010203040506070809101112131415161718"
+		"19202122232425262728293031323334353637383940414243444546474849"
+		"50515253545556575859606162636465666768697071727374757677787980"
+		"81828384858687888990919293949596979899";
+	unsigned n = 1;
+	char *e;
+
+	for (uint64_t t = v; t >= 10; t /= 10)
+		n++;
+	e = p + n;
+	while (v >= 100) {
+		e -= 2;
+		memcpy(e, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10)
+		memcpy(e - 2, pairs + 2 * v, 2);
+	else
+		e[-1] = (char)('0' + v);
+	return p + n;
+}
+
+static char *put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_dec(p, -(uint64_t)v);
+	}
+	return put_dec(p, (uint64_t)v);
+}
+
+#define JSON_MAX_SAFE 9007199254740991ULL	/* cmd_json_u64's 2^53 - 1 */
+
+/* cmd_json_u64's rule: past 2^53-1, a decimal string. */
+static char *put_u64(char *p, uint64_t v)
+{
+	if (v <= JSON_MAX_SAFE)
+		return put_dec(p, v);
+	*p++ = '"';
+	p = put_dec(p, v);
+	*p++ = '"';
+	return p;
+}
+
+/* KEY, a string literal: its bytes without the terminating NUL. */
+#define PUT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+static char *put_time(char *p, bool has, const struct e2map_timespec *t)
+{
+	if (!has)
+		return PUT(p, "null");
+	p = PUT(p, "{\"sec\":");
+	p = put_i64(p, t->sec);
+	p = PUT(p, ",\"nsec\":");
+	p = put_dec(p, t->nsec);
+	*p++ = '}';
+	return p;
+}
+
+/* The members after "paths": at most JL_FIXED bytes. */
+#define JL_FIXED 1024
+
+static char *put_stat(char *p, const struct e2map_record *r)
 {
 	const struct e2map_stat *st = &r->st;
 	bool full = r->flags & E2MAP_REC_STAT;
+	const char *type = scan_type_name(st->mode);
+	size_t tlen = strlen(type);
 
-	cmd_jl_string(l, "type", scan_type_name(st->mode));
-	cmd_jl_i64(l, "mode", st->mode);
-	cmd_jl_i64(l, "nlink", st->nlink);
-	cmd_jl_i64(l, "uid", st->uid);
-	cmd_jl_i64(l, "gid", st->gid);
-	cmd_jl_u64(l, "rdev", st->rdev);
-	cmd_jl_u64(l, "size", st->size);
-	cmd_jl_u64(l, "blocks", st->blocks);
-	jl_time(l, "atime", full, &st->atime);
-	jl_time(l, "mtime", full, &st->mtime);
-	jl_time(l, "ctime", full, &st->ctime);
-	jl_time(l, "crtime", full && (st->mask & E2MAP_STAT_CRTIME),
-		&st->crtime);
+	p = PUT(p, ",\"type\":\"");
+	memcpy(p, type, tlen);
+	p += tlen;
+	p = PUT(p, "\",\"mode\":");
+	p = put_dec(p, st->mode);
+	p = PUT(p, ",\"nlink\":");
+	p = put_dec(p, st->nlink);
+	p = PUT(p, ",\"uid\":");
+	p = put_dec(p, st->uid);
+	p = PUT(p, ",\"gid\":");
+	p = put_dec(p, st->gid);
+	p = PUT(p, ",\"rdev\":");
+	p = put_u64(p, st->rdev);
+	p = PUT(p, ",\"size\":");
+	p = put_u64(p, st->size);
+	p = PUT(p, ",\"blocks\":");
+	p = put_u64(p, st->blocks);
+	p = PUT(p, ",\"atime\":");
+	p = put_time(p, full, &st->atime);
+	p = PUT(p, ",\"mtime\":");
+	p = put_time(p, full, &st->mtime);
+	p = PUT(p, ",\"ctime\":");
+	p = put_time(p, full, &st->ctime);
+	p = PUT(p, ",\"crtime\":");
+	return put_time(p, full && (st->mask & E2MAP_STAT_CRTIME),
+			&st->crtime);
 }
 
-static void jl_map(struct cmd_jline *l, const struct e2map_record *r)
+static char *put_map(char *p, const struct e2map_record *r)
 {
-	cmd_jl_u64(l, "written", r->written);
-	cmd_jl_u64(l, "unwritten", r->unwritten);
-	cmd_jl_u64(l, "holes", r->holes);
-	cmd_jl_u64(l, "past_eof", r->past_eof);
-	cmd_jl_u64(l, "meta_blocks", r->meta_blocks);
-	cmd_jl_u64(l, "extents", r->extents);
-	cmd_jl_u64(l, "fiemap_extents", r->fiemap_extents);
-	cmd_jl_const(l, "inline", r->flags & E2MAP_REC_INLINE ? "true" :
-		     "false");
-	cmd_jl_const(l, "ea_inode", r->flags & E2MAP_REC_EA_INODE ? "true" :
-		     "false");
+	p = PUT(p, ",\"written\":");
+	p = put_u64(p, r->written);
+	p = PUT(p, ",\"unwritten\":");
+	p = put_u64(p, r->unwritten);
+	p = PUT(p, ",\"holes\":");
+	p = put_u64(p, r->holes);
+	p = PUT(p, ",\"past_eof\":");
+	p = put_u64(p, r->past_eof);
+	p = PUT(p, ",\"meta_blocks\":");
+	p = put_u64(p, r->meta_blocks);
+	p = PUT(p, ",\"extents\":");
+	p = put_u64(p, r->extents);
+	p = PUT(p, ",\"fiemap_extents\":");
+	p = put_u64(p, r->fiemap_extents);
+	p = r->flags & E2MAP_REC_INLINE ? PUT(p, ",\"inline\":true") :
+	    PUT(p, ",\"inline\":false");
+	return r->flags & E2MAP_REC_EA_INODE ? PUT(p, ",\"ea_inode\":true") :
+	       PUT(p, ",\"ea_inode\":false");
+}
+
+/* A name jansson would write as it is: printable ASCII, no " or \. */
+static bool plain_name(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e ||
+		    s[i] == '"' || s[i] == '\\')
+			return false;
+	return true;
+}
+
+/* {"path":NAME}, with path_hex as cmd_json_set_name writes it. */
+static int jl_path(struct outbuf *b, const char *name, size_t len)
+{
+	json_t *o;
+	char *p;
+
+	if (plain_name(name, len)) {
+		if (!(p = jb_room(b, len + 12)))
+			return -ENOMEM;
+		p = PUT(p, "{\"path\":\"");
+		memcpy(p, name, len);
+		p = PUT(p + len, "\"}");
+		b->len = (size_t)(p - b->s);
+		return 0;
+	}
+	o = json_object();
+	cmd_json_set_name(o, "path", name, len);
+	return cmd_json_dump_to(b, o);
+}
+
+static int jl_paths(struct outbuf *b, const struct scan_item *it)
+{
+	char *p;
+	int err;
+
+	for (size_t i = 0; i < it->n; i++) {
+		if (i) {
+			if (!(p = jb_room(b, 1)))
+				return -ENOMEM;
+			b->s[b->len++] = ',';
+		}
+		if ((err = jl_path(b, it->path[i], it->len[i])) < 0)
+			return err;
+	}
+	return 0;
+}
+
+/* ,"KEY":V with V jansson's text. */
+static int jl_json(struct outbuf *b, const char *key, json_t *v)
+{
+	size_t klen = strlen(key);
+	char *p = jb_room(b, klen + 4);
+
+	if (!p) {
+		json_decref(v);
+		return -ENOMEM;
+	}
+	*p++ = ',';
+	*p++ = '"';
+	memcpy(p, key, klen);
+	p += klen;
+	*p++ = '"';
+	*p++ = ':';
+	b->len = (size_t)(p - b->s);
+	return cmd_json_dump_to(b, v);
 }
 
 /* --hash: "md5":"hex"..., or "hash_error" where the read failed; only
  * for what was hashed (regular files). */
-static void jl_digests(struct cmd_jline *l, const struct scan_extra *x)
+static int jl_digests(struct outbuf *b, const struct scan_extra *x)
 {
-	char hex[65];
+	char hex[65], *p;
+	const char *name;
 
 	if (!x)
-		return;
-	for (unsigned bit = 1; bit <= E2MAP_DIGEST_SHA256; bit <<= 1)
-		if (x->hashed && e2map_digest_hex(&x->d, bit, hex) > 0)
-			cmd_jl_string(l, e2map_digest_name(bit), hex);
+		return 0;
+	for (unsigned bit = 1; bit <= E2MAP_DIGEST_SHA256; bit <<= 1) {
+		if (!x->hashed || e2map_digest_hex(&x->d, bit, hex) <= 0)
+			continue;
+		name = e2map_digest_name(bit);
+		if (!(p = jb_room(b, strlen(name) + strlen(hex) + 8)))
+			return -ENOMEM;
+		b->len += (size_t)sprintf(p, ",\"%s\":\"%s\"", name, hex);
+	}
 	if (x->hash_err)
-		cmd_jl_json(l, "hash_error", cmd_json_error(x->hash_err,
-							    x->hash_why));
+		return jl_json(b, "hash_error", cmd_json_error(x->hash_err,
+							       x->hash_why));
+	return 0;
 }
 
 static int jsonl_item(const struct scan_item *it)
 {
-	struct cmd_jline *l = &jline;
-	size_t i;
+	const struct e2map_record *r = it->r;
+	struct outbuf *b = &jbuf;
+	char *p;
+	int err;
 
-	cmd_jl_begin(l);
-	cmd_jl_u64(l, "ino", it->r->ino);
-	cmd_jl_open(l, "paths", '[');
-	for (i = 0; i < it->n; i++)
-		cmd_jl_name_object(l, "path", it->path[i], it->len[i]);
-	cmd_jl_close(l, ']');
-	jl_stat(l, it->r);
-	jl_map(l, it->r);
-	jl_digests(l, it->x);
-	if (it->r->err)
-		cmd_jl_json(l, "error", cmd_json_error(it->r->err, it->detail));
+	b->len = 0;
+	if (!(p = jb_room(b, 40)))
+		return -ENOMEM;
+	p = PUT(p, "{\"ino\":");
+	p = put_u64(p, r->ino);
+	p = PUT(p, ",\"paths\":[");
+	b->len = (size_t)(p - b->s);
+	if ((err = jl_paths(b, it)) < 0)
+		return err;
+	if (!(p = jb_room(b, JL_FIXED)))
+		return -ENOMEM;
+	*p++ = ']';
+	p = put_stat(p, r);
+	p = put_map(p, r);
+	b->len = (size_t)(p - b->s);
+	if ((err = jl_digests(b, it->x)) < 0)
+		return err;
+	if (r->err)
+		err = jl_json(b, "error", cmd_json_error(r->err, it->detail));
+	else if ((p = jb_room(b, 16)))
+		b->len = (size_t)(PUT(p, ",\"error\":null") - b->s);
 	else
-		cmd_jl_const(l, "error", "null");
-	return cmd_jl_end(l);
+		err = -ENOMEM;
+	if (err < 0 || !(p = jb_room(b, 2)))
+		return err < 0 ? err : -ENOMEM;
+	b->s[b->len++] = '}';
+	b->s[b->len++] = '\n';
+	return fwrite_unlocked(b->s, 1, b->len, stdout) == b->len ? 0 : -EIO;
 }
 
 /* ---- csv ---- */

@@ -209,6 +209,52 @@ static int check(e2map_paths_t *p, e2map_file_t *dir,
 
 static int cmp_rec_ino(const void *a, const void *b, void *payload);
 
+/* The inode-table block holding inode INO. */
+static uint64_t itable_block(ext2_filsys fs, uint32_t ino, unsigned bs)
+{
+	uint32_t ipg = fs->super->s_inodes_per_group;
+	uint64_t at = (uint64_t)((ino - 1) % ipg) * EXT2_INODE_SIZE(fs->super);
+
+	return ext2fs_inode_table_loc(fs, (dgrp_t)((ino - 1) / ipg)) +
+	       at / bs;
+}
+
+#define RUN_GAP 2	/* blocks of no child that a read may still cover */
+#define RUN_MAX 32	/* e2map__read_ahead's 128 KiB of 4 KiB blocks */
+
+/*
+ * The table blocks of records ORDER[0..K) (ascending inodes), read in
+ * runs where they lie close: a directory's children were mostly
+ * allocated together, and one read of their blocks replaces a pread
+ * each.  Only a hint: a number past the tables is left to check.
+ */
+static void read_ahead_children(e2map_t *m, const e2map_paths_t *p,
+				const uint32_t *order, size_t k)
+{
+	ext2_filsys fs = m->fs;
+	uint64_t start = 0, end = 0, b;
+	size_t i;
+
+	for (i = 0; i < k; i++) {
+		uint32_t ino = p->v[order[i]].ino;
+
+		if (p->v[order[i]].err || ino < 1 ||
+		    ino > fs->super->s_inodes_count)
+			continue;
+		b = itable_block(fs, ino, m->bs);
+		if (end && b >= start && b <= end + RUN_GAP &&
+		    b < start + RUN_MAX) {
+			end = b > end ? b : end;
+			continue;
+		}
+		if (end > start)
+			e2map__read_ahead(m, start, end - start + 1);
+		start = end = b;
+	}
+	if (end > start)
+		e2map__read_ahead(m, start, end - start + 1);
+}
+
 /*
  * lstat of records [FIRST, p->n), DIR's names: the entries found in
  * listing order, as the directory's blocks lie, then checked in inode
@@ -233,8 +279,10 @@ static int look_up_all(e2map_paths_t *p, e2map_file_t *dir, uint32_t rec,
 		order[i] = (uint32_t)(first + i);
 		err = find(p, dir, order[i]);
 	}
-	if (err >= 0)
+	if (err >= 0) {
 		qsort_r(order, k, sizeof(*order), cmp_rec_ino, p->v);
+		read_ahead_children(dir->m, p, order, k);
+	}
 	for (i = 0; i < k && err >= 0; i++)
 		err = check(p, dir, chain, n, order[i]);
 	free(order);
@@ -278,16 +326,49 @@ static int cmp_why(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* FROM[0..N) into TO by the 16 bits of ino at SHIFT, keeping the order
+ * of equal keys (a radix pass: two of them sort by inode, in record
+ * order within one, as cmp_by_ino would, in linear time). */
+static void radix_pass(const struct by_ino *from, struct by_ino *to, size_t n,
+		       unsigned shift, size_t *count)
+{
+	size_t i, sum = 0, c;
+
+	memset(count, 0, 65536 * sizeof(*count));
+	for (i = 0; i < n; i++)
+		count[(from[i].ino >> shift) & 0xffff]++;
+	for (i = 0; i < 65536; i++) {
+		c = count[i];
+		count[i] = sum;
+		sum += c;
+	}
+	for (i = 0; i < n; i++)
+		to[count[(from[i].ino >> shift) & 0xffff]++] = from[i];
+}
+
 /* By inode, and the reasons by record (found in inode order). */
 static int build_index(e2map_paths_t *p)
 {
+	struct by_ino *tmp;
+	size_t *count;
+
 	if (p->nwhy)
 		qsort(p->why, p->nwhy, sizeof(*p->why), cmp_why);
 	if (!(p->index = malloc((p->n ? p->n : 1) * sizeof(*p->index))))
 		return -ENOMEM;
 	for (size_t i = 0; i < p->n; i++)
 		p->index[i] = (struct by_ino){ p->v[i].ino, (uint32_t)i };
-	qsort(p->index, p->n, sizeof(*p->index), cmp_by_ino);
+	/* Small tables: a qsort costs less than the passes' counts. */
+	tmp = p->n >= 65536 ? malloc(p->n * sizeof(*tmp)) : NULL;
+	count = tmp ? malloc(65536 * sizeof(*count)) : NULL;
+	if (tmp && count) {
+		radix_pass(p->index, tmp, p->n, 0, count);
+		radix_pass(tmp, p->index, p->n, 16, count);
+	} else {
+		qsort(p->index, p->n, sizeof(*p->index), cmp_by_ino);
+	}
+	free(tmp);
+	free(count);
 	return 0;
 }
 
