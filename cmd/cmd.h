@@ -454,6 +454,8 @@ int scan_parse_size(const char *arg, void *field);
 void scan_dfxml_head(e2map_t *m, const char *image);
 void scan_dfxml_tail(void);
 int scan_dfxml_item(const struct scan_item *it);
+/* scan_jsonl.c: one record's line; 0, -ENOMEM or -EIO. */
+int scan_jsonl_item(const struct scan_item *it);
 int scan_dfxml_past(const char *path, size_t len, uint64_t ino, char nt,
 		    const struct e2map_past_inode *in);
 /* "regular", "directory", "symlink", "fifo", "socket", "chardev"... */

@@ -12,6 +12,7 @@
 #include "passes.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,7 @@ struct e2map_paths {
 	struct by_ino *index;
 	struct why *why;	/* sorted by record once built */
 	size_t nwhy, why_cap;
+	uint64_t serial;	/* this table's, for each thread's memo */
 };
 
 /* Blocks to ask the media for ahead of the walk. */
@@ -521,6 +523,9 @@ static int walk_all(e2map_t *m, e2map_paths_t *p, struct dirset *d)
 	return 0;
 }
 
+/* The tables' serial numbers: one a build, never reused. */
+static atomic_uint_fast64_t serials;
+
 int e2map_paths_build(e2map_t *m, e2map_paths_t **out)
 {
 	struct dirset d = { 0 };
@@ -546,6 +551,7 @@ int e2map_paths_build(e2map_t *m, e2map_paths_t **out)
 		e2map_paths_free(p);
 		return err;
 	}
+	p->serial = atomic_fetch_add(&serials, 1) + 1;
 	*out = p;
 	return 0;
 }
@@ -615,17 +621,88 @@ struct each {
 	void *payload;
 };
 
+/*
+ * Each thread's memory of its last answers from one table: a scan asks
+ * for inodes in ascending order, and neighbouring inodes mostly share a
+ * directory, so the next index entry and the directory's path are most
+ * often the ones just used.  Per thread, as a built table may be read
+ * from several at once; keyed by the table's serial number.
+ */
+#define MEMO_PATH 4096
+
+struct memo {
+	uint64_t serial;	/* the table's; 0: none */
+	size_t next;		/* the index entry after the last one used */
+	uint32_t dir;		/* the record whose path PATH holds */
+	size_t len;
+	char path[MEMO_PATH];
+};
+
+static _Thread_local struct memo memo;
+
+static struct memo *memo_of(const e2map_paths_t *p)
+{
+	if (memo.serial != p->serial) {
+		memo.serial = p->serial;
+		memo.next = 0;
+		memo.dir = NO_PARENT;
+	}
+	return &memo;
+}
+
+/* The memo holding record REC's directory's path, and *LEN the length
+ * of REC's own; false where the memo cannot hold it (or REC is the
+ * root). */
+static bool memo_dir(const e2map_paths_t *p, uint32_t rec, size_t *len)
+{
+	struct memo *mm = memo_of(p);
+	uint32_t dir = p->v[rec].parent;
+	size_t plen;
+
+	if (dir == NO_PARENT)
+		return false;
+	if (mm->dir != dir) {
+		if ((plen = path_len(p, dir)) >= MEMO_PATH)
+			return false;
+		path_fill(p, dir, mm->path, plen);
+		mm->dir = dir;
+		mm->len = plen;
+	}
+	/* The root's path is "/": its names follow it directly. */
+	*len = (p->v[dir].parent == NO_PARENT ? 0 : mm->len) + 1 +
+	       p->v[rec].name_len;
+	return true;
+}
+
+/* After memo_dir: record REC's path (LEN bytes) into S. */
+static void memo_fill(const e2map_paths_t *p, uint32_t rec, char *s,
+		      size_t len)
+{
+	size_t plen = len - 1 - p->v[rec].name_len;
+
+	memcpy(s, memo.path, plen);
+	s[plen] = '/';
+	memcpy(s + plen + 1, p->pool + p->v[rec].name_off, p->v[rec].name_len);
+	s[len] = '\0';
+}
+
 /* CB with the path of record REC: on the stack unless it is long. */
 static int path_cb(const e2map_paths_t *p, uint32_t rec,
 		   const struct each *e)
 {
 	char small[1024], *s = small;
-	size_t len = path_len(p, rec);
+	bool memo_ok;
+	size_t len = 0;
 	int err, lerr = -(int)p->v[rec].err;
 
+	if (!(memo_ok = memo_dir(p, rec, &len)))
+		len = path_len(p, rec);
 	if (len >= sizeof(small) && !(s = malloc(len + 1)))
 		return -ENOMEM;
-	path_fill(p, rec, s, len);
+	if (memo_ok)
+		memo_fill(p, rec, s, len);
+	else
+		path_fill(p, rec, s, len);
 	err = e->cb ? e->cb(s, len, e->payload) :
 	      e->lstat_cb(s, len, lerr, lerr ? why_of(p, rec) : "",
 			  e->payload);
@@ -650,10 +727,22 @@ static size_t index_from(const e2map_paths_t *p, uint64_t ino)
 	return lo;
 }
 
+/* index_from, starting where this thread's last call left off. */
+static size_t index_at(const e2map_paths_t *p, uint64_t ino)
+{
+	size_t i = memo_of(p)->next;
+
+	if (i <= p->n && (i == 0 || p->index[i - 1].ino < ino) &&
+	    (i == p->n || p->index[i].ino >= ino))
+		return i;
+	return index_from(p, ino);
+}
+
 uint64_t e2map__paths_next(const e2map_paths_t *p, uint64_t after)
 {
-	size_t i = index_from(p, after + 1);
+	size_t i = index_at(p, after + 1);
 
+	memo.next = i;
 	return i < p->n ? p->index[i].ino : 0;
 }
 
@@ -663,9 +752,10 @@ static int each_path(const e2map_paths_t *p, uint64_t ino,
 	size_t lo;
 	int err = 0;
 
-	lo = index_from(p, ino);
+	lo = index_at(p, ino);
 	for (; lo < p->n && p->index[lo].ino == ino && !err; lo++)
 		err = path_cb(p, p->index[lo].rec, e);
+	memo.next = lo;
 	return err;
 }
 
