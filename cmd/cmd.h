@@ -393,6 +393,9 @@ void cmd_jl_name_object(struct cmd_jline *l, const char *key,
 			const char *name, size_t len);
 int cmd_jl_end(struct cmd_jline *l);
 void cmd_jl_free(struct cmd_jline *l);
+/* V's compact text (JSON_ENCODE_ANY) appended to B; releases V.  0 or
+ * -ENOMEM. */
+int cmd_json_dump_to(struct outbuf *b, json_t *v);
 
 /* DOC on stdout, one line; releases DOC.  0, -ENOMEM or -EIO. */
 int cmd_json_print(json_t *doc);
@@ -456,6 +459,8 @@ int scan_parse_size(const char *arg, void *field);
 void scan_dfxml_head(e2map_t *m, const char *image);
 void scan_dfxml_tail(void);
 int scan_dfxml_item(const struct scan_item *it);
+/* scan_jsonl.c: one record's line; 0, -ENOMEM or -EIO. */
+int scan_jsonl_item(const struct scan_item *it);
 int scan_dfxml_past(const char *path, size_t len, uint64_t ino, char nt,
 		    const struct e2map_past_inode *in);
 /* "regular", "directory", "symlink", "fifo", "socket", "chardev"... */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const formats[] = { "table", "jsonl", "csv", "body",
 				       "timesketch", "dfxml", NULL };
@@ -38,9 +39,9 @@ struct stray {
 struct names {
 	char *pool;
 	size_t used, cap;
-	const char **path;
+	const char **path;	/* PCAP of them */
 	size_t *off, *len;
-	size_t n, ncap;
+	size_t n, ncap, pcap;
 	int rec_err;		/* the record's: names answering otherwise */
 	struct stray *stray;	/* are records of their own */
 	size_t nstray, scap;
@@ -167,9 +168,12 @@ static int collect_names(struct scan_run *run, uint64_t ino, int rec_err)
 		return err;
 	if (!nm->n)
 		return 0;
-	if (!(p = realloc(nm->path, nm->n * sizeof(*p))))
-		return -ENOMEM;
-	nm->path = p;
+	if (nm->n > nm->pcap) {
+		if (!(p = realloc(nm->path, nm->ncap * sizeof(*p))))
+			return -ENOMEM;
+		nm->path = p;
+		nm->pcap = nm->ncap;
+	}
 	for (size_t i = 0; i < nm->n; i++)
 		nm->path[i] = nm->pool + nm->off[i];
 	return 0;
@@ -584,6 +588,19 @@ static void run_free(struct scan_run *run)
 	scan_extra_free(&run->x);
 }
 
+/*
+ * Records into a file or a pipe leave in large writes: stdio's block of
+ * st_blksize bytes was a write(2) every ten records.  A terminal keeps
+ * its line buffering.
+ */
+static void big_stdout(void)
+{
+	static char buf[1U << 20];
+
+	if (!isatty(STDOUT_FILENO) && fflush(stdout) == 0)
+		setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+}
+
 int cmd_scan(struct cmd_ctx *ctx)
 {
 	struct scan_opts *o = ctx->opts;
@@ -595,6 +612,7 @@ int cmd_scan(struct cmd_ctx *ctx)
 	int status, err;
 
 	o->slots = NULL;	/* run_free frees them now */
+	big_stdout();
 	run.x.algs = o->hash;
 	run.x.hash_max = o->hash_max;
 	run.x.want_runs = run.fmt == SCAN_DFXML;

@@ -328,6 +328,18 @@ void cmd_jl_json(struct cmd_jline *l, const char *key, json_t *v)
 	json_decref(v);
 }
 
+int cmd_json_dump_to(struct outbuf *b, json_t *v)
+{
+	int err = 0;
+
+	if (!v || json_failed ||
+	    json_dump_callback(v, gather, b, JSON_COMPACT | JSON_ENCODE_ANY) < 0)
+		err = -ENOMEM;
+	json_failed = false;
+	json_decref(v);
+	return err;
+}
+
 static bool plain(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)

@@ -8,6 +8,7 @@
  * Timesketch's JSONL, which its importer takes as it is.
  */
 #include "cmd.h"
+#include "scan_line.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,20 +17,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-const char *scan_type_name(uint32_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG: return "regular";
-	case S_IFDIR: return "directory";
-	case S_IFLNK: return "symlink";
-	case S_IFIFO: return "fifo";
-	case S_IFSOCK: return "socket";
-	case S_IFCHR: return "chardev";
-	case S_IFBLK: return "blockdev";
-	default: return "unknown";
-	}
-}
-
 static const char *error_name(int err)
 {
 	const char *name = err ? strerrorname_np(-err) : "";
@@ -37,27 +24,27 @@ static const char *error_name(int err)
 	return name ? name : "unknown";
 }
 
+static struct outbuf jbuf;
+
 /* ---- table ---- */
 
 #define TABLE_HEAD "     INO TYPE      MODE  LINKS    UID    GID          SIZE" \
 	"       WRITTEN     UNWRITTEN         HOLES      PAST_EOF   META" \
 	"  EXTENTS   FIEMAP FL PATH"
 
-/* Control bytes, DEL and \ as \xHH: one path a line, whatever it holds. */
-static void put_c_escaped(const char *s, size_t len)
+/* Control bytes, DEL and \ as \xHH: one path a line, whatever it holds
+ * (4 * LEN bytes at most). */
+static char *put_c_escaped(char *p, const char *s, size_t len)
 {
-	size_t i, from = 0;
-
-	for (i = 0; i < len; i++) {
+	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		if (c >= 0x20 && c != 0x7f && c != '\\')
-			continue;
-		fwrite(s + from, 1, i - from, stdout);
-		printf("\\x%02x", c);
-		from = i + 1;
+			*p++ = (char)c;
+		else
+			p = put_hex2(p, c);
 	}
-	fwrite(s + from, 1, len - from, stdout);
+	return p;
 }
 
 /* --hash: a line per digest (or the read's error) under the record. */
@@ -76,128 +63,103 @@ static void table_digests(const struct scan_extra *x)
 		       e2map_strerror(x->hash_err));
 }
 
-static void table_item(const struct scan_item *it)
+#define TABLE_INDENT ((unsigned)sizeof(TABLE_HEAD) - 5)
+
+/* The fixed columns, up to the path: at most 256 bytes. */
+static char *table_columns(char *p, const struct e2map_record *r)
+{
+	const struct e2map_stat *st = &r->st;
+	const char *type = scan_type_name(st->mode);
+	unsigned mode = st->mode & 07777, i;
+
+	p = put_w(p, r->ino, 8);
+	*p++ = ' ';
+	p = put_str(p, type);
+	for (i = (unsigned)strlen(type); i < 9; i++)
+		*p++ = ' ';
+	*p++ = ' ';
+	for (i = 4; i-- > 0;)	/* %04o: MODE has at most 4 octal digits */
+		*p++ = (char)('0' + ((mode >> (3 * i)) & 7));
+	*p++ = ' ';
+	p = put_w(p, st->nlink, 6);
+	*p++ = ' ';
+	p = put_w(p, st->uid, 6);
+	*p++ = ' ';
+	p = put_w(p, st->gid, 6);
+	*p++ = ' ';
+	p = put_w(p, st->size, 13);
+	*p++ = ' ';
+	p = put_w(p, r->written, 13);
+	*p++ = ' ';
+	p = put_w(p, r->unwritten, 13);
+	*p++ = ' ';
+	p = put_w(p, r->holes, 13);
+	*p++ = ' ';
+	p = put_w(p, r->past_eof, 13);
+	*p++ = ' ';
+	p = put_w(p, r->meta_blocks, 6);
+	*p++ = ' ';
+	p = put_w(p, r->extents, 8);
+	*p++ = ' ';
+	p = put_w(p, r->fiemap_extents, 8);
+	*p++ = ' ';
+	*p++ = r->flags & E2MAP_REC_INLINE ? 'i' : '-';
+	*p++ = r->flags & E2MAP_REC_EA_INODE ? 'e' : '-';
+	*p++ = ' ';
+	return p;
+}
+
+static int table_item(const struct scan_item *it)
 {
 	const struct e2map_record *r = it->r;
-	const struct e2map_stat *st = &r->st;
-	size_t i;
+	struct outbuf *b = &jbuf;
+	char *p = NULL;
+	int err;
 
-	printf("%8" PRIu64 " %-9s %04o %6" PRIu32 " %6" PRIu32 " %6" PRIu32
-	       " %13" PRIu64 " %13" PRIu64 " %13" PRIu64 " %13" PRIu64 " %13"
-	       PRIu64 " %6" PRIu64 " %8" PRIu64 " %8" PRIu64 " %c%c ", r->ino,
-	       scan_type_name(st->mode), st->mode & 07777, st->nlink, st->uid,
-	       st->gid, st->size, r->written, r->unwritten, r->holes,
-	       r->past_eof, r->meta_blocks, r->extents, r->fiemap_extents,
-	       r->flags & E2MAP_REC_INLINE ? 'i' : '-',
-	       r->flags & E2MAP_REC_EA_INODE ? 'e' : '-');
-	if (it->n)
-		put_c_escaped(it->path[0], it->len[0]);
-	else
-		printf("<%" PRIu64 ">", r->ino);
+	b->len = 0;
+	if ((err = line_room(b, &p, 256 + 4 * (it->n ? it->len[0] : 0))) < 0)
+		return err;
+	p = table_columns(p, r);
+	if (it->n) {
+		p = put_c_escaped(p, it->path[0], it->len[0]);
+	} else {
+		*p++ = '<';
+		p = put_dec(p, r->ino);
+		*p++ = '>';
+	}
 	if (r->err) {
-		printf("  error: %s", e2map_strerror(r->err));
-		if (it->detail && *it->detail)
-			printf(" (%s)", cmd_esc(it->detail));
+		const char *msg = e2map_strerror(r->err);
+		const char *detail = it->detail && *it->detail ?
+				     cmd_esc(it->detail) : NULL;
+
+		if ((err = line_room(b, &p, strlen(msg) + 16 +
+				     (detail ? strlen(detail) : 0))) < 0)
+			return err;
+		p = put_str(PUT(p, "  error: "), msg);
+		if (detail) {
+			p = put_str(PUT(p, " ("), detail);
+			*p++ = ')';
+		}
 	}
-	putchar('\n');
-	table_digests(it->x);
+	*p++ = '\n';
+	b->len = (size_t)(p - b->s);
+	if (it->x) {
+		if ((err = line_write(b)) < 0)
+			return err;
+		table_digests(it->x);
+	}
 	/* Further names of the inode, under the first. */
-	for (i = 1; i < it->n; i++) {
-		printf("%*s", (int)sizeof(TABLE_HEAD) - 5, "");
-		put_c_escaped(it->path[i], it->len[i]);
-		putchar('\n');
+	for (size_t i = 1; i < it->n; i++) {
+		p = NULL;
+		if ((err = line_room(b, &p, TABLE_INDENT + 4 * it->len[i] +
+				     1)) < 0)
+			return err;
+		memset(p, ' ', TABLE_INDENT);
+		p = put_c_escaped(p + TABLE_INDENT, it->path[i], it->len[i]);
+		*p++ = '\n';
+		b->len = (size_t)(p - b->s);
 	}
-}
-
-/* ---- jsonl ---- */
-
-/* A record a line, written straight (cmd_jl_*, json.c): with jansson
- * documents, building and freeing them was three quarters of a scan. */
-static struct cmd_jline jline;
-
-static void jl_time(struct cmd_jline *l, const char *key, bool has,
-		    const struct e2map_timespec *t)
-{
-	if (!has) {
-		cmd_jl_const(l, key, "null");
-		return;
-	}
-	cmd_jl_open(l, key, '{');
-	cmd_jl_i64(l, "sec", t->sec);
-	cmd_jl_i64(l, "nsec", t->nsec);
-	cmd_jl_close(l, '}');
-}
-
-static void jl_stat(struct cmd_jline *l, const struct e2map_record *r)
-{
-	const struct e2map_stat *st = &r->st;
-	bool full = r->flags & E2MAP_REC_STAT;
-
-	cmd_jl_string(l, "type", scan_type_name(st->mode));
-	cmd_jl_i64(l, "mode", st->mode);
-	cmd_jl_i64(l, "nlink", st->nlink);
-	cmd_jl_i64(l, "uid", st->uid);
-	cmd_jl_i64(l, "gid", st->gid);
-	cmd_jl_u64(l, "rdev", st->rdev);
-	cmd_jl_u64(l, "size", st->size);
-	cmd_jl_u64(l, "blocks", st->blocks);
-	jl_time(l, "atime", full, &st->atime);
-	jl_time(l, "mtime", full, &st->mtime);
-	jl_time(l, "ctime", full, &st->ctime);
-	jl_time(l, "crtime", full && (st->mask & E2MAP_STAT_CRTIME),
-		&st->crtime);
-}
-
-static void jl_map(struct cmd_jline *l, const struct e2map_record *r)
-{
-	cmd_jl_u64(l, "written", r->written);
-	cmd_jl_u64(l, "unwritten", r->unwritten);
-	cmd_jl_u64(l, "holes", r->holes);
-	cmd_jl_u64(l, "past_eof", r->past_eof);
-	cmd_jl_u64(l, "meta_blocks", r->meta_blocks);
-	cmd_jl_u64(l, "extents", r->extents);
-	cmd_jl_u64(l, "fiemap_extents", r->fiemap_extents);
-	cmd_jl_const(l, "inline", r->flags & E2MAP_REC_INLINE ? "true" :
-		     "false");
-	cmd_jl_const(l, "ea_inode", r->flags & E2MAP_REC_EA_INODE ? "true" :
-		     "false");
-}
-
-/* --hash: "md5":"hex"..., or "hash_error" where the read failed; only
- * for what was hashed (regular files). */
-static void jl_digests(struct cmd_jline *l, const struct scan_extra *x)
-{
-	char hex[65];
-
-	if (!x)
-		return;
-	for (unsigned bit = 1; bit <= E2MAP_DIGEST_SHA256; bit <<= 1)
-		if (x->hashed && e2map_digest_hex(&x->d, bit, hex) > 0)
-			cmd_jl_string(l, e2map_digest_name(bit), hex);
-	if (x->hash_err)
-		cmd_jl_json(l, "hash_error", cmd_json_error(x->hash_err,
-							    x->hash_why));
-}
-
-static int jsonl_item(const struct scan_item *it)
-{
-	struct cmd_jline *l = &jline;
-	size_t i;
-
-	cmd_jl_begin(l);
-	cmd_jl_u64(l, "ino", it->r->ino);
-	cmd_jl_open(l, "paths", '[');
-	for (i = 0; i < it->n; i++)
-		cmd_jl_name_object(l, "path", it->path[i], it->len[i]);
-	cmd_jl_close(l, ']');
-	jl_stat(l, it->r);
-	jl_map(l, it->r);
-	jl_digests(l, it->x);
-	if (it->r->err)
-		cmd_jl_json(l, "error", cmd_json_error(it->r->err, it->detail));
-	else
-		cmd_jl_const(l, "error", "null");
-	return cmd_jl_end(l);
+	return line_write(b);
 }
 
 /* ---- csv ---- */
@@ -209,34 +171,64 @@ static int jsonl_item(const struct scan_item *it)
 /*
  * A name as CSV text: UTF-8 passes, but for control bytes and DEL; those,
  * bytes that are not UTF-8, and the backslash are \xHH, so that the
- * newline between two paths of one field is never a name's.
+ * newline between two paths of one field is never a name's (4 * LEN
+ * bytes at most).
  */
-static void csv_name(const char *s, size_t len)
+static char *csv_name(char *p, const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, n;
 
 	while (i < len) {
-		n = cmd_utf8_len(u + i, len - i);
-		if (n == 1 && (u[i] < 0x20 || u[i] == 0x7f || u[i] == '\\'))
-			n = 0;
-		if (!n) {
-			printf("\\x%02x", u[i++]);
+		if (u[i] >= 0x20 && u[i] < 0x7f && u[i] != '\\') {
+			if (u[i] == '"')
+				*p++ = '"';	/* RFC 4180: "" inside quotes */
+			*p++ = (char)u[i++];
 			continue;
 		}
-		for (; n; n--, i++) {
-			if (u[i] == '"')
-				putchar('"');	/* RFC 4180: "" inside quotes */
-			putchar(u[i]);
+		n = cmd_utf8_len(u + i, len - i);
+		if (n == 1 || !n) {
+			p = put_hex2(p, u[i++]);
+			continue;
 		}
+		memcpy(p, u + i, n);
+		p += n;
+		i += n;
 	}
+	return p;
 }
 
-static void csv_time(const struct e2map_timespec *t, bool have)
+static char *csv_time(char *p, const struct e2map_timespec *t, bool have)
 {
-	if (have)
-		printf("%" PRId64 ".%09" PRIu32, t->sec, t->nsec);
-	putchar(',');
+	char nsec[12], *e;
+
+	if (have) {
+		p = put_i64(p, t->sec);
+		*p++ = '.';
+		e = put_dec(nsec, t->nsec);
+		for (ptrdiff_t k = e - nsec; k < 9; k++)
+			*p++ = '0';	/* %09 */
+		memcpy(p, nsec, (size_t)(e - nsec));
+		p += e - nsec;
+	}
+	*p++ = ',';
+	return p;
+}
+
+/* cmd_csv_text's field: quoted where it holds , " CR or LF (2 * its
+ * length + 2 bytes at most). */
+static char *csv_text(char *p, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n"))
+		return put_str(p, s);
+	*p++ = '"';
+	for (; *s; s++) {
+		if (*s == '"')
+			*p++ = '"';
+		*p++ = *s;
+	}
+	*p++ = '"';
+	return p;
 }
 
 /* --hash: the columns asked for after paths, then hash_errno. */
@@ -265,37 +257,92 @@ static void csv_head_digests(unsigned algs)
 		fputs(",hash_errno", stdout);
 }
 
-static void csv_item(const struct scan_item *it)
+/* Up to the paths' field: at most 512 bytes but the error's text. */
+static char *csv_columns(char *p, const struct e2map_record *r)
 {
-	const struct e2map_record *r = it->r;
 	const struct e2map_stat *st = &r->st;
 	bool full = r->flags & E2MAP_REC_STAT;
-	size_t i;
+	const uint64_t v[] = { r->written, r->unwritten, r->holes, r->past_eof,
+			       r->meta_blocks, r->extents, r->fiemap_extents };
+	char oct[12], *o = oct + sizeof(oct);
+	uint32_t mode = st->mode;
 
-	printf("%" PRIu64 ",%s,0%o,%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%"
-	       PRIu64 ",%" PRIu64 ",%" PRIu64 ",", r->ino,
-	       scan_type_name(st->mode), st->mode, st->nlink, st->uid,
-	       st->gid, st->rdev, st->size, st->blocks);
-	csv_time(&st->atime, full);
-	csv_time(&st->mtime, full);
-	csv_time(&st->ctime, full);
-	csv_time(&st->crtime, full && (st->mask & E2MAP_STAT_CRTIME));
-	printf("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-	       ",%" PRIu64 ",%" PRIu64 ",%d,%d,%s,", r->written, r->unwritten,
-	       r->holes, r->past_eof, r->meta_blocks, r->extents,
-	       r->fiemap_extents, !!(r->flags & E2MAP_REC_INLINE),
-	       !!(r->flags & E2MAP_REC_EA_INODE), error_name(r->err));
+	p = put_dec(p, r->ino);
+	*p++ = ',';
+	p = put_str(p, scan_type_name(st->mode));
+	*p++ = ',';
+	*p++ = '0';
+	do {
+		*--o = (char)('0' + (mode & 7));
+	} while (mode >>= 3);
+	memcpy(p, o, (size_t)(oct + sizeof(oct) - o));
+	p += oct + sizeof(oct) - o;
+	*p++ = ',';
+	p = put_dec(p, st->nlink);
+	*p++ = ',';
+	p = put_dec(p, st->uid);
+	*p++ = ',';
+	p = put_dec(p, st->gid);
+	*p++ = ',';
+	p = put_dec(p, st->rdev);
+	*p++ = ',';
+	p = put_dec(p, st->size);
+	*p++ = ',';
+	p = put_dec(p, st->blocks);
+	*p++ = ',';
+	p = csv_time(p, &st->atime, full);
+	p = csv_time(p, &st->mtime, full);
+	p = csv_time(p, &st->ctime, full);
+	p = csv_time(p, &st->crtime, full && (st->mask & E2MAP_STAT_CRTIME));
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		p = put_dec(p, v[i]);
+		*p++ = ',';
+	}
+	*p++ = r->flags & E2MAP_REC_INLINE ? '1' : '0';
+	*p++ = ',';
+	*p++ = r->flags & E2MAP_REC_EA_INODE ? '1' : '0';
+	*p++ = ',';
+	p = put_str(p, error_name(r->err));
+	*p++ = ',';
+	return p;
+}
+
+static int csv_item(const struct scan_item *it)
+{
+	const struct e2map_record *r = it->r;
+	const char *msg = r->err ? e2map_strerror(r->err) : "";
+	struct outbuf *b = &jbuf;
+	size_t room = 512 + 2 * strlen(msg), i;
+	char *p = NULL;
+	int err;
+
+	for (i = 0; i < it->n; i++)
+		room += 4 * it->len[i] + 1;
+	b->len = 0;
+	if ((err = line_room(b, &p, room)) < 0)
+		return err;
+	p = csv_columns(p, r);
 	if (r->err)
-		cmd_csv_text(e2map_strerror(r->err));
-	fputs(",\"", stdout);
+		p = csv_text(p, msg);
+	p = PUT(p, ",\"");
 	for (i = 0; i < it->n; i++) {
 		if (i)
-			putchar('\n');
-		csv_name(it->path[i], it->len[i]);
+			*p++ = '\n';
+		p = csv_name(p, it->path[i], it->len[i]);
 	}
-	putchar('"');
-	csv_digests(it->x);
-	fputs("\r\n", stdout);
+	*p++ = '"';
+	b->len = (size_t)(p - b->s);
+	if (it->x && it->x->algs) {
+		if ((err = line_write(b)) < 0)
+			return err;
+		csv_digests(it->x);
+		p = b->s;
+	}
+	if ((err = line_room(b, &p, 2)) < 0)
+		return err;
+	p = PUT(p, "\r\n");
+	b->len = (size_t)(p - b->s);
+	return line_write(b);
 }
 
 /* ---- body ---- */
@@ -346,58 +393,91 @@ void scan_body_name(const char *s, size_t len)
 	}
 }
 
-static void body_line(const struct scan_item *it, const char *name,
-		      size_t len, const char *target, size_t tlen)
+/* scan_body_name into the line (LEN bytes). */
+static char *body_name(char *p, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		*p++ = c < 0x20 || c == 0x7f || c == '|' ? '^' : (char)c;
+	}
+	return p;
+}
+
+/* One line of NAME (LEN bytes), at most 256 bytes more than its names. */
+static char *body_line(char *p, const struct scan_item *it, const char *name,
+		       size_t len, const char *target, size_t tlen)
 {
 	const struct e2map_record *r = it->r;
 	const struct e2map_stat *st = &r->st;
-	bool full = r->flags & E2MAP_REC_STAT;
-	char mode[13], num[32], md5[65];
+	char mode[13];
 
 	if (it->x && it->x->hashed &&
-	    e2map_digest_hex(&it->x->d, E2MAP_DIGEST_MD5, md5) > 0)
-		printf("%s|", md5);
+	    e2map_digest_hex(&it->x->d, E2MAP_DIGEST_MD5, p) > 0)
+		p += strlen(p);
 	else
-		fputs("0|", stdout);
-	scan_body_name(name, len);
-	if (target) {
-		fputs(" -> ", stdout);
-		scan_body_name(target, tlen);
-	}
+		*p++ = '0';
+	*p++ = '|';
+	p = body_name(p, name, len);
+	if (target)
+		p = body_name(PUT(p, " -> "), target, tlen);
 	scan_body_mode(st->mode, mode);
-	printf("|%" PRIu64 "|%s|%" PRIu32 "|%" PRIu32 "|%" PRIu64 "|", r->ino,
-	       mode, st->uid, st->gid, st->size);
-	if (!full) {
-		fputs("0|0|0|0\n", stdout);
-		return;
-	}
-	snprintf(num, sizeof(num), "%" PRId64, st->mask & E2MAP_STAT_CRTIME ?
-		 st->crtime.sec : 0);
-	printf("%" PRId64 "|%" PRId64 "|%" PRId64 "|%s\n", st->atime.sec,
-	       st->mtime.sec, st->ctime.sec, num);
+	*p++ = '|';
+	p = put_dec(p, r->ino);
+	*p++ = '|';
+	p = put_str(p, mode);
+	*p++ = '|';
+	p = put_dec(p, st->uid);
+	*p++ = '|';
+	p = put_dec(p, st->gid);
+	*p++ = '|';
+	p = put_dec(p, st->size);
+	*p++ = '|';
+	if (!(r->flags & E2MAP_REC_STAT))
+		return PUT(p, "0|0|0|0\n");
+	p = put_i64(p, st->atime.sec);
+	*p++ = '|';
+	p = put_i64(p, st->mtime.sec);
+	*p++ = '|';
+	p = put_i64(p, st->ctime.sec);
+	*p++ = '|';
+	p = put_i64(p, st->mask & E2MAP_STAT_CRTIME ? st->crtime.sec : 0);
+	*p++ = '\n';
+	return p;
 }
 
-static void body_item(e2map_t *m, const struct scan_item *it)
+static int body_item(e2map_t *m, const struct scan_item *it)
 {
 	char target[4096], name[32];
+	struct outbuf *b = &jbuf;
 	int64_t tlen = -1;
-	size_t i;
+	const char *t;
+	size_t i, room = 0, tl;
+	char *p = NULL;
+	int err;
 
 	if ((it->r->flags & E2MAP_REC_STAT) && S_ISLNK(it->r->st.mode))
 		tlen = e2map_inode_readlink(m, it->r->ino, target,
 					    sizeof(target));
 	if (tlen > (int64_t)sizeof(target))
 		tlen = sizeof(target);
+	t = tlen >= 0 ? target : NULL;
+	tl = tlen >= 0 ? (size_t)tlen : 0;
+	for (i = 0; i < it->n; i++)
+		room += it->len[i] + tl + 256;
+	b->len = 0;
+	if ((err = line_room(b, &p, room + 256)) < 0)
+		return err;
 	for (i = 0; i < it->n; i++)
 		/* fls lists what is in the root, never the root itself. */
 		if (it->len[i] != 1 || it->path[i][0] != '/')
-			body_line(it, it->path[i], it->len[i],
-				  tlen >= 0 ? target : NULL,
-				  tlen >= 0 ? (size_t)tlen : 0);
+			p = body_line(p, it, it->path[i], it->len[i], t, tl);
 	if (!it->n) {
 		snprintf(name, sizeof(name), "<%" PRIu64 ">", it->r->ino);
-		body_line(it, name, strlen(name), NULL, 0);
+		p = body_line(p, it, name, strlen(name), NULL, 0);
 	}
+	b->len = (size_t)(p - b->s);
+	return line_write(b);
 }
 
 /* ---- timesketch ---- */
@@ -516,16 +596,13 @@ int scan_print_item(enum scan_format fmt, e2map_t *m,
 {
 	switch (fmt) {
 	case SCAN_TABLE:
-		table_item(it);
-		return 0;
+		return table_item(it);
 	case SCAN_JSONL:
-		return jsonl_item(it);
+		return scan_jsonl_item(it);
 	case SCAN_CSV:
-		csv_item(it);
-		return 0;
+		return csv_item(it);
 	case SCAN_BODY:
-		body_item(m, it);
-		return 0;
+		return body_item(m, it);
 	case SCAN_TIMESKETCH:
 		return timesketch_item(it);
 	case SCAN_DFXML:

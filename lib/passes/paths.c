@@ -12,6 +12,7 @@
 #include "passes.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,12 @@ struct e2map_paths {
 	struct by_ino *index;
 	struct why *why;	/* sorted by record once built */
 	size_t nwhy, why_cap;
+	uint64_t serial;	/* this table's, for each thread's memo */
+};
+
+/* Blocks to ask the media for ahead of the walk. */
+struct span {
+	uint64_t pblk, n;
 };
 
 /* Directories in use, from the inode tables, each walked at most once. */
@@ -54,6 +61,8 @@ struct dirset {
 	uint32_t *ino;		/* sorted: the scan goes in inode order */
 	unsigned char *walked;
 	size_t n, cap;
+	struct span *blocks;	/* the directories' blocks */
+	size_t nblocks, bcap;
 };
 
 /* The walk of one directory: where its names go. */
@@ -82,19 +91,98 @@ static int add_name(e2map_paths_t *p, uint32_t ino, uint32_t parent,
 	return 0;
 }
 
+static int add_span(const struct e2map_run *run, void *payload)
+{
+	struct dirset *d = payload;
+
+	if (run->kind != E2MAP_RUN_DATA)
+		return 0;
+	if (d->nblocks && d->blocks[d->nblocks - 1].pblk +
+	    d->blocks[d->nblocks - 1].n == run->pblk) {
+		d->blocks[d->nblocks - 1].n += run->nblk;
+		return 0;
+	}
+	if (e2map__grow((void **)&d->blocks, &d->bcap, d->nblocks + 1,
+			sizeof(*d->blocks)) < 0)
+		return 1;	/* only a hint: fewer blocks asked for */
+	d->blocks[d->nblocks++] = (struct span){ run->pblk, run->nblk };
+	return 0;
+}
+
+#define SPAN_MAX_BLOCKS 65536U	/* of one directory: a hint needs no more */
+
+static uint64_t min_blocks(uint64_t n)
+{
+	return n < SPAN_MAX_BLOCKS ? n : SPAN_MAX_BLOCKS;
+}
+
+/* Where directory INO's blocks lie, while its inode's table block is
+ * in the cache (the scan just read it); a directory that fails here
+ * fails again, with its own error, when the walk opens it. */
+static void dir_spans(e2map_t *m, struct dirset *d, uint64_t ino)
+{
+	e2map_file_t *f;
+
+	if (e2map__iget(m, (ext2_ino_t)ino, false, &f) < 0)
+		return;
+	if (!e2map__unmapped(f))
+		(void)e2map_file_walk(f, 0, min_blocks((f->size + m->bs - 1) /
+				      m->bs),
+				      add_span, d);
+	e2map_file_close(f);
+}
+
 static int collect_dir(e2map_t *m, const struct e2map_inode *in, void *payload)
 {
 	struct dirset *d = payload;
 	int err;
 
-	(void)m;
 	if (in->err || (in->mode & 0170000) != 0040000)
 		return 0;
 	if ((err = e2map__grow((void **)&d->ino, &d->cap, d->n + 1,
 			       sizeof(*d->ino))) < 0)
 		return err;
 	d->ino[d->n++] = (uint32_t)in->ino;
+	dir_spans(m, d, in->ino);
 	return 0;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	uint64_t x = ((const struct span *)a)->pblk;
+	uint64_t y = ((const struct span *)b)->pblk;
+
+	return x < y ? -1 : x > y;
+}
+
+#define SPAN_GAP 8	/* blocks between two spans read as one */
+
+/*
+ * The directories' blocks asked for in one ascending sweep, before the
+ * walk reads them one by one in its own order: on a cold page cache,
+ * what e2fsck's pass 2 gains by reading directory blocks sorted.
+ */
+static void prefetch_dirs(e2map_t *m, struct dirset *d)
+{
+	struct span cur;
+	size_t i;
+
+	if (!d->nblocks)
+		return;
+	qsort(d->blocks, d->nblocks, sizeof(*d->blocks), cmp_span);
+	cur = d->blocks[0];
+	for (i = 1; i < d->nblocks; i++) {
+		const struct span *s = &d->blocks[i];
+
+		if (s->pblk <= cur.pblk + cur.n + SPAN_GAP) {
+			if (s->pblk + s->n > cur.pblk + cur.n)
+				cur.n = s->pblk + s->n - cur.pblk;
+			continue;
+		}
+		e2map__prefetch(m, cur.pblk, cur.n);
+		cur = *s;
+	}
+	e2map__prefetch(m, cur.pblk, cur.n);
 }
 
 /* The slot of directory INO in D, or -1 when INO is not a directory. */
@@ -209,6 +297,52 @@ static int check(e2map_paths_t *p, e2map_file_t *dir,
 
 static int cmp_rec_ino(const void *a, const void *b, void *payload);
 
+/* The inode-table block holding inode INO. */
+static uint64_t itable_block(ext2_filsys fs, uint32_t ino, unsigned bs)
+{
+	uint32_t ipg = fs->super->s_inodes_per_group;
+	uint64_t at = (uint64_t)((ino - 1) % ipg) * EXT2_INODE_SIZE(fs->super);
+
+	return ext2fs_inode_table_loc(fs, (dgrp_t)((ino - 1) / ipg)) +
+	       at / bs;
+}
+
+#define RUN_GAP 2	/* blocks of no child that a read may still cover */
+#define RUN_MAX 32	/* e2map__read_ahead's 128 KiB of 4 KiB blocks */
+
+/*
+ * The table blocks of records ORDER[0..K) (ascending inodes), read in
+ * runs where they lie close: a directory's children were mostly
+ * allocated together, and one read of their blocks replaces a pread
+ * each.  Only a hint: a number past the tables is left to check.
+ */
+static void read_ahead_children(e2map_t *m, const e2map_paths_t *p,
+				const uint32_t *order, size_t k)
+{
+	ext2_filsys fs = m->fs;
+	uint64_t start = 0, end = 0, b;
+	size_t i;
+
+	for (i = 0; i < k; i++) {
+		uint32_t ino = p->v[order[i]].ino;
+
+		if (p->v[order[i]].err || ino < 1 ||
+		    ino > fs->super->s_inodes_count)
+			continue;
+		b = itable_block(fs, ino, m->bs);
+		if (end && b >= start && b <= end + RUN_GAP &&
+		    b < start + RUN_MAX) {
+			end = b > end ? b : end;
+			continue;
+		}
+		if (end > start)
+			e2map__read_ahead(m, start, end - start + 1);
+		start = end = b;
+	}
+	if (end > start)
+		e2map__read_ahead(m, start, end - start + 1);
+}
+
 /*
  * lstat of records [FIRST, p->n), DIR's names: the entries found in
  * listing order, as the directory's blocks lie, then checked in inode
@@ -233,8 +367,10 @@ static int look_up_all(e2map_paths_t *p, e2map_file_t *dir, uint32_t rec,
 		order[i] = (uint32_t)(first + i);
 		err = find(p, dir, order[i]);
 	}
-	if (err >= 0)
+	if (err >= 0) {
 		qsort_r(order, k, sizeof(*order), cmp_rec_ino, p->v);
+		read_ahead_children(dir->m, p, order, k);
+	}
 	for (i = 0; i < k && err >= 0; i++)
 		err = check(p, dir, chain, n, order[i]);
 	free(order);
@@ -278,16 +414,49 @@ static int cmp_why(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* FROM[0..N) into TO by the 16 bits of ino at SHIFT, keeping the order
+ * of equal keys (a radix pass: two of them sort by inode, in record
+ * order within one, as cmp_by_ino would, in linear time). */
+static void radix_pass(const struct by_ino *from, struct by_ino *to, size_t n,
+		       unsigned shift, size_t *count)
+{
+	size_t i, sum = 0, c;
+
+	memset(count, 0, 65536 * sizeof(*count));
+	for (i = 0; i < n; i++)
+		count[(from[i].ino >> shift) & 0xffff]++;
+	for (i = 0; i < 65536; i++) {
+		c = count[i];
+		count[i] = sum;
+		sum += c;
+	}
+	for (i = 0; i < n; i++)
+		to[count[(from[i].ino >> shift) & 0xffff]++] = from[i];
+}
+
 /* By inode, and the reasons by record (found in inode order). */
 static int build_index(e2map_paths_t *p)
 {
+	struct by_ino *tmp;
+	size_t *count;
+
 	if (p->nwhy)
 		qsort(p->why, p->nwhy, sizeof(*p->why), cmp_why);
 	if (!(p->index = malloc((p->n ? p->n : 1) * sizeof(*p->index))))
 		return -ENOMEM;
 	for (size_t i = 0; i < p->n; i++)
 		p->index[i] = (struct by_ino){ p->v[i].ino, (uint32_t)i };
-	qsort(p->index, p->n, sizeof(*p->index), cmp_by_ino);
+	/* Small tables: a qsort costs less than the passes' counts. */
+	tmp = p->n >= 65536 ? malloc(p->n * sizeof(*tmp)) : NULL;
+	count = tmp ? malloc(65536 * sizeof(*count)) : NULL;
+	if (tmp && count) {
+		radix_pass(p->index, tmp, p->n, 0, count);
+		radix_pass(tmp, p->index, p->n, 16, count);
+	} else {
+		qsort(p->index, p->n, sizeof(*p->index), cmp_by_ino);
+	}
+	free(tmp);
+	free(count);
 	return 0;
 }
 
@@ -354,6 +523,9 @@ static int walk_all(e2map_t *m, e2map_paths_t *p, struct dirset *d)
 	return 0;
 }
 
+/* The tables' serial numbers: one a build, never reused. */
+static atomic_uint_fast64_t serials;
+
 int e2map_paths_build(e2map_t *m, e2map_paths_t **out)
 {
 	struct dirset d = { 0 };
@@ -368,6 +540,9 @@ int e2map_paths_build(e2map_t *m, e2map_paths_t **out)
 	if ((err = e2map_scan(m, collect_dir, &d)) >= 0 &&
 	    (d.walked = calloc(d.n ? d.n : 1, 1)) == NULL)
 		err = -ENOMEM;
+	if (err >= 0)
+		prefetch_dirs(m, &d);
+	free(d.blocks);
 	if (err >= 0 && (err = walk_all(m, p, &d)) >= 0)
 		err = build_index(p);
 	free(d.ino);
@@ -376,6 +551,7 @@ int e2map_paths_build(e2map_t *m, e2map_paths_t **out)
 		e2map_paths_free(p);
 		return err;
 	}
+	p->serial = atomic_fetch_add(&serials, 1) + 1;
 	*out = p;
 	return 0;
 }
@@ -445,17 +621,88 @@ struct each {
 	void *payload;
 };
 
+/*
+ * Each thread's memory of its last answers from one table: a scan asks
+ * for inodes in ascending order, and neighbouring inodes mostly share a
+ * directory, so the next index entry and the directory's path are most
+ * often the ones just used.  Per thread, as a built table may be read
+ * from several at once; keyed by the table's serial number.
+ */
+#define MEMO_PATH 4096
+
+struct memo {
+	uint64_t serial;	/* the table's; 0: none */
+	size_t next;		/* the index entry after the last one used */
+	uint32_t dir;		/* the record whose path PATH holds */
+	size_t len;
+	char path[MEMO_PATH];
+};
+
+static _Thread_local struct memo memo;
+
+static struct memo *memo_of(const e2map_paths_t *p)
+{
+	if (memo.serial != p->serial) {
+		memo.serial = p->serial;
+		memo.next = 0;
+		memo.dir = NO_PARENT;
+	}
+	return &memo;
+}
+
+/* The memo holding record REC's directory's path, and *LEN the length
+ * of REC's own; false where the memo cannot hold it (or REC is the
+ * root). */
+static bool memo_dir(const e2map_paths_t *p, uint32_t rec, size_t *len)
+{
+	struct memo *mm = memo_of(p);
+	uint32_t dir = p->v[rec].parent;
+	size_t plen;
+
+	if (dir == NO_PARENT)
+		return false;
+	if (mm->dir != dir) {
+		if ((plen = path_len(p, dir)) >= MEMO_PATH)
+			return false;
+		path_fill(p, dir, mm->path, plen);
+		mm->dir = dir;
+		mm->len = plen;
+	}
+	/* The root's path is "/": its names follow it directly. */
+	*len = (p->v[dir].parent == NO_PARENT ? 0 : mm->len) + 1 +
+	       p->v[rec].name_len;
+	return true;
+}
+
+/* After memo_dir: record REC's path (LEN bytes) into S. */
+static void memo_fill(const e2map_paths_t *p, uint32_t rec, char *s,
+		      size_t len)
+{
+	size_t plen = len - 1 - p->v[rec].name_len;
+
+	memcpy(s, memo.path, plen);
+	s[plen] = '/';
+	memcpy(s + plen + 1, p->pool + p->v[rec].name_off, p->v[rec].name_len);
+	s[len] = '\0';
+}
+
 /* CB with the path of record REC: on the stack unless it is long. */
 static int path_cb(const e2map_paths_t *p, uint32_t rec,
 		   const struct each *e)
 {
 	char small[1024], *s = small;
-	size_t len = path_len(p, rec);
+	bool memo_ok;
+	size_t len = 0;
 	int err, lerr = -(int)p->v[rec].err;
 
+	if (!(memo_ok = memo_dir(p, rec, &len)))
+		len = path_len(p, rec);
 	if (len >= sizeof(small) && !(s = malloc(len + 1)))
 		return -ENOMEM;
-	path_fill(p, rec, s, len);
+	if (memo_ok)
+		memo_fill(p, rec, s, len);
+	else
+		path_fill(p, rec, s, len);
 	err = e->cb ? e->cb(s, len, e->payload) :
 	      e->lstat_cb(s, len, lerr, lerr ? why_of(p, rec) : "",
 			  e->payload);
@@ -480,10 +727,22 @@ static size_t index_from(const e2map_paths_t *p, uint64_t ino)
 	return lo;
 }
 
+/* index_from, starting where this thread's last call left off. */
+static size_t index_at(const e2map_paths_t *p, uint64_t ino)
+{
+	size_t i = memo_of(p)->next;
+
+	if (i <= p->n && (i == 0 || p->index[i - 1].ino < ino) &&
+	    (i == p->n || p->index[i].ino >= ino))
+		return i;
+	return index_from(p, ino);
+}
+
 uint64_t e2map__paths_next(const e2map_paths_t *p, uint64_t after)
 {
-	size_t i = index_from(p, after + 1);
+	size_t i = index_at(p, after + 1);
 
+	memo.next = i;
 	return i < p->n ? p->index[i].ino : 0;
 }
 
@@ -493,9 +752,10 @@ static int each_path(const e2map_paths_t *p, uint64_t ino,
 	size_t lo;
 	int err = 0;
 
-	lo = index_from(p, ino);
+	lo = index_at(p, ino);
 	for (; lo < p->n && p->index[lo].ino == ino && !err; lo++)
 		err = path_cb(p, p->index[lo].rec, e);
+	memo.next = lo;
 	return err;
 }
 

@@ -88,6 +88,77 @@ static int fiemap_count(e2map_file_t *f, uint64_t *n)
 	return 0;
 }
 
+#define EXT_MAGIC 0xf30a
+#define EXT_ROOT_ENTRIES 4	/* i_block's 60 bytes hold a header and 4 */
+
+/* The blocks index node NODE (N bytes) points to, added to V. */
+static void index_children(const unsigned char *node, size_t n,
+			   uint64_t end, struct blkset *v)
+{
+	size_t i, count = le16(node + 2);
+	int err = 0;
+
+	if (le16(node) != EXT_MAGIC || !le16(node + 6))
+		return;
+	for (i = 0; i < count && 12 + 12 * (i + 1) <= n; i++) {
+		const unsigned char *e = node + 12 + 12 * i;
+		uint64_t pblk = le32(e + 4) | (uint64_t)le16(e + 8) << 32;
+
+		if (pblk < end)
+			(void)e2map__blkset_add(v, pblk, &err);
+		if (err < 0)
+			return;
+	}
+}
+
+/* V's blocks (a sorted set) asked for in ascending order, neighbours
+ * as one range. */
+static void prefetch_set(e2map_t *m, const struct blkset *v)
+{
+	size_t i, run = 0;
+
+	for (i = 1; i <= v->n; i++) {
+		if (i < v->n && v->v[i] <= v->v[i - 1] + 1)
+			continue;
+		e2map__prefetch(m, v->v[run], v->v[i - 1] - v->v[run] + 1);
+		run = i;
+	}
+}
+
+/*
+ * Cold, a deep extent tree's blocks were a scan's slowest reads: the
+ * walk reads them one at a time, each where the last one sent it.  Its
+ * index nodes first, then the blocks they point to, are asked of the
+ * media in ascending order before the walk (a hint: what the walk reads
+ * and checks is unchanged; any trouble here is left to the walk, with
+ * the handle's error message as it was).
+ */
+static void prefetch_tree(e2map_file_t *f)
+{
+	const unsigned char *root = (const unsigned char *)f->inode->i_block;
+	uint64_t end = ext2fs_blocks_count(f->m->fs->super);
+	struct blkset top = { 0 }, below = { 0 };
+	struct e2map_err saved = f->m->err;
+	unsigned char *buf;
+	size_t i;
+
+	index_children(root, 12 + 12 * EXT_ROOT_ENTRIES, end, &top);
+	if (!top.n)
+		return;
+	prefetch_set(f->m, &top);
+	if (le16(root + 6) >= 2 && (buf = malloc(f->m->bs))) {
+		for (i = 0; i < top.n; i++)
+			if (e2map__read_block(f->m, top.v[i], buf) == 0)
+				index_children(buf, f->m->bs, end, &below);
+		free(buf);
+		if (below.n)
+			prefetch_set(f->m, &below);
+	}
+	f->m->err = saved;
+	e2map__blkset_free(&top);
+	e2map__blkset_free(&below);
+}
+
 /* The walk, then what it read: bytes, tree blocks, extents both ways. */
 static int map_record(e2map_file_t *f, struct e2map_record *r)
 {
@@ -100,6 +171,8 @@ static int map_record(e2map_file_t *f, struct e2map_record *r)
 	r->flags |= E2MAP_REC_MAPPED;
 	if (f->src == SRC_INLINE)
 		r->flags |= E2MAP_REC_INLINE;
+	if (f->src == SRC_EXTENT)
+		prefetch_tree(f);
 	/* One pass over every block a file may map, holes included. */
 	err = e2map_file_walk(f, 0, E2MAP_MAX_BLOCKS, add_run, &t);
 	r->holes = f->size - min64(f->size, r->written + r->unwritten);
