@@ -148,6 +148,41 @@ static bool same_run(const struct run *a, const struct run *b)
 	       !strcmp(a->sha, b->sha);
 }
 
+/*
+ * F read whole through its spans (e2map_file_span): each span of the
+ * image read from its descriptor, each other one by e2map_file_pread, in
+ * calls of SIZE at most.  A copy made so (cat, extract, the FUSE mount)
+ * must give what e2map_file_pread gives, the failure at the same byte.
+ */
+static void span_run(e2map_file_t *f, size_t size, struct run *got)
+{
+	unsigned char *buf = malloc(size);
+	struct e2map_span s;
+	struct sha256 h;
+	int64_t n = 0;
+
+	cr_assert(buf);
+	memset(got, 0, sizeof(*got));
+	sha256_init(&h);
+	for (;;) {
+		if ((n = e2map_file_span(f, got->bytes, size, &s)) < 0 ||
+		    !s.len)
+			break;
+		n = (int64_t)(s.len < size ? s.len : size);
+		if (s.fd >= 0)
+			cr_assert_eq(pread(s.fd, buf, (size_t)n, s.fd_off), n);
+		else if ((n = e2map_file_pread(f, buf, (size_t)n,
+					       got->bytes)) <= 0)
+			break;
+		sha256_update(&h, buf, (size_t)n);
+		got->bytes += n;
+	}
+	snprintf(got->err, sizeof(got->err), "%s",
+		 n < 0 ? calls_errname((int)-n) : "0");
+	sha256_final(&h, got->sha);
+	free(buf);
+}
+
 /* The kernel stopped at the start of a large folio, e2map at its page. */
 static bool folio_early(const struct run *want, const struct run *got)
 {
@@ -158,7 +193,7 @@ static bool folio_early(const struct run *want, const struct run *got)
 }
 
 struct tally {
-	int paths, runs, bad, folio, devices;
+	int paths, runs, bad, folio, devices, spans;
 	struct calls_buf report;
 };
 
@@ -172,6 +207,26 @@ static bool host_device(e2map_t *m, const char *path)
 
 	return e2map_path_stat(m, path, &st) == 0 &&
 	       (S_ISCHR(st.mode) || S_ISBLK(st.mode));
+}
+
+/* The spans' bytes and failure are the reads' (GOT, read in U's calls). */
+static void check_spans(e2map_file_t *f, const char *path,
+			const struct run *u, const struct run *got,
+			struct tally *t)
+{
+	struct run sp;
+
+	span_run(f, u->size, &sp);
+	if (!strcmp(sp.err, "ESPIPE") && !strcmp(got->err, "0"))
+		return;		/* a FIFO: read(2) of no writer, no spans */
+	t->spans++;
+	if ((sp.bytes == got->bytes && !strcmp(sp.err, got->err) &&
+	     !strcmp(sp.sha, got->sha)) || t->bad++ >= 10)
+		return;
+	calls_buf_add(&t->report, "%s: spans give %lld bytes %s, the reads "
+		      "%lld bytes %s%s\n", path, sp.bytes, sp.err, got->bytes,
+		      got->err, strcmp(sp.sha, got->sha) ? " (bytes differ)" :
+		      "");
 }
 
 static void check_rec(e2map_t *m, const struct rec *rec, struct tally *t)
@@ -208,6 +263,8 @@ static void check_rec(e2map_t *m, const struct rec *rec, struct tally *t)
 		}
 		read_run(f, u, &got);
 		t->runs++;
+		if (u->start == 0 && strcmp(u->err, "CUT"))
+			check_spans(f, rec->path, u, &got, t);
 		if (same_run(u, &got))
 			continue;
 		if (folio_early(u, &got)) {
@@ -237,6 +294,7 @@ static void replay_lib(const char *img, const char *dir, const char *name)
 		check_rec(m, &rec, &t);
 	e2map_close(m);
 	cr_assert_gt(t.paths, 0);
+	cr_assert_gt(t.spans, 0);
 	cr_expect_eq(t.bad, 0, "%s: %d of %d reads differ:\n%s", name, t.bad,
 		     t.runs, t.report.s ? t.report.s : "");
 	if (t.folio || t.devices)

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The image's dentry index: a directory that only the linear scan
- * searches (no htree) is read once, on its first lookup, and its names
+ * searches (no htree) is read once, on its second lookup, and its names
  * kept in a hash table, so that a walk over many paths does not rescan
- * it per name (a block of 4 KiB holds up to 340 names) (the kernel's dcache plays this part on a mount).  Only a
+ * it per name (a block of 4 KiB holds up to 340 names) (the kernel's
+ * dcache plays this part on a mount).  The first lookup is the scan's,
+ * which stops at the name: one path looked up (a cat, a stat) does not
+ * pay for hashing a directory of 100,000 names.  Only a
  * clean directory is indexed (e2map__dir_list_linear): there the first
  * entry of a name is what every scan answers.  Any other is marked, and
  * searched by the scan each time, failing where the kernel fails.
@@ -13,7 +16,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #define MAX_BYTES (64U << 20)	/* past this, every index is dropped */
 
@@ -22,10 +24,11 @@ struct dent {
 	uint8_t len;
 };
 
-/* One directory's names; UNUSABLE when the scan must answer instead. */
+/* One directory's names; UNUSABLE when the scan must answer instead,
+ * PENDING until its second lookup. */
 struct dindex {
 	uint32_t dir;
-	bool unusable;
+	bool unusable, pending;
 	struct dent *tab;		/* open addressing, CAP a power of 2 */
 	size_t n, cap;
 	char *names;
@@ -178,23 +181,15 @@ static int grow_dirs(struct e2map_dcache *c)
 	return 0;
 }
 
-/* Read DIR once into a new index (marked unusable when not clean). */
-static struct dindex *index_build(e2map_file_t *dir)
+/* Read DIR once into X (marked unusable when not clean). */
+static void index_build(struct dindex *x, e2map_file_t *dir)
 {
-	struct dindex *x = calloc(1, sizeof(*x));
-	int err;
-
-	if (!x)
-		return NULL;
-	x->dir = dir->ino;
-	err = e2map__dir_list_linear(dir, add_name, x);
-	if (getenv("E2MAP_DEBUG_DCACHE")) fprintf(stderr, "DCACHE dir %u err %d n %zu\n", dir->ino, err, x->n);
-	if (err) {
+	*x = (struct dindex){ .dir = dir->ino };
+	if (e2map__dir_list_linear(dir, add_name, x)) {
 		free(x->tab);
 		free(x->names);
 		*x = (struct dindex){ .dir = dir->ino, .unusable = true };
 	}
-	return x;
 }
 
 static struct dindex *index_of(e2map_file_t *dir)
@@ -205,19 +200,25 @@ static struct dindex *index_of(e2map_file_t *dir)
 
 	if (!c && !(c = m->dcache = calloc(1, sizeof(*c))))
 		return NULL;
-	if (c->cap && *(slot = dir_slot(c, dir->ino)))
-		return *slot;
+	if (c->cap && (x = *(slot = dir_slot(c, dir->ino)))) {
+		if (x->pending) {
+			index_build(x, dir);
+			c->bytes += index_bytes(x) - sizeof(*x);
+		}
+		return x;
+	}
 	if (c->bytes > MAX_BYTES) {
 		e2map__dcache_free(m);
 		return index_of(dir);
 	}
 	if ((c->n + 1) * 2 > c->cap && grow_dirs(c) < 0)
 		return NULL;
-	if (!(x = index_build(dir)))
+	if (!(x = calloc(1, sizeof(*x))))
 		return NULL;
+	*x = (struct dindex){ .dir = dir->ino, .pending = true };
 	*dir_slot(c, dir->ino) = x;
 	c->n++;
-	c->bytes += index_bytes(x);
+	c->bytes += sizeof(*x);
 	return x;
 }
 
@@ -227,7 +228,7 @@ int e2map__dcache_find(e2map_file_t *dir, const struct e2map_name *n,
 	struct dindex *x;
 	struct dent *e;
 
-	if (!(x = index_of(dir)) || x->unusable)
+	if (!(x = index_of(dir)) || x->unusable || x->pending)
 		return -EAGAIN;
 	if (!x->n)
 		return 0;

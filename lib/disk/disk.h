@@ -57,6 +57,13 @@ struct e2map {
 					 * is got once, none is worth keeping */
 	void *spare_inode;		/* the memory of the pass's last inode */
 	struct e2map_dcache *dcache;	/* large directories' names (dir/dcache.c) */
+	/* file/read.c: the bare raw image opened again for copies without a
+	 * buffer, the descriptor plus one (0: not opened yet, -1: none), and
+	 * its size. */
+	int span_fd;
+	uint64_t span_end;
+	dev_t image_dev;		/* the image e2map_open stat'ed */
+	ino_t image_ino;
 };
 
 _Static_assert(offsetof(struct e2map, err) == 0,

@@ -15,12 +15,22 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #define COPY_BUF (1U << 20)
+/* One span's share of a copy made in the kernel. */
+#define SEND_MAX (1U << 30)
+
+/* How the data of a span of the image reaches the copy. */
+enum send_how {
+	SEND_RANGE,	/* copy_file_range(2): a copy in the kernel */
+	SEND_FILE,	/* sendfile(2): the same across filesystems */
+	SEND_NONE,	/* read into the buffer and written */
+};
 
 struct xt {
 	e2map_t *m;
@@ -37,6 +47,7 @@ struct xt {
 	unsigned failures;
 	int stop;		/* CB's non-zero return: stop, return it */
 	bool acl_failed;	/* the xattrs stopped at an ACL's getxattr */
+	enum send_how how;
 };
 
 /* EV to the caller; CB's non-zero return stops the walk (0 here,
@@ -97,6 +108,61 @@ static int put(struct xt *x, int fd, size_t n, int64_t off, bool sparse)
 	return 0;
 }
 
+/* LEN bytes at IN of image descriptor SRC to FD at OUT, one call. */
+static ssize_t send_once(struct xt *x, int src, loff_t *in, int fd,
+			 loff_t out, size_t len)
+{
+	if (x->how == SEND_RANGE)
+		return copy_file_range(src, in, fd, &out, len, 0);
+	if (lseek(fd, out, SEEK_SET) < 0)
+		return -1;
+	return sendfile(fd, src, in, len);
+}
+
+/*
+ * Span S of the image to FD at OFF without passing through the buffer:
+ * the bytes sent.  Where the copy cannot be made so, the next way is
+ * tried (copy_file_range, then sendfile, then none); any other failure
+ * leaves the rest to the read and the write, which say which failed.
+ */
+static uint64_t send_span(struct xt *x, const struct e2map_span *s, int fd,
+			  int64_t off)
+{
+	loff_t in = s->fd_off;
+	uint64_t sent = 0;
+	ssize_t n;
+
+	while (x->how != SEND_NONE && sent < s->len) {
+		n = send_once(x, s->fd, &in, fd, (loff_t)(off + (int64_t)sent),
+			      s->len - sent < SEND_MAX ?
+			      (size_t)(s->len - sent) : SEND_MAX);
+		if (n > 0)
+			sent += (uint64_t)n;
+		else if (n < 0 && (errno == EXDEV || errno == EINVAL ||
+				   errno == ENOSYS || errno == EOPNOTSUPP))
+			x->how++;
+		else if (n == 0 || errno != EINTR)
+			break;
+	}
+	return sent;
+}
+
+/* Bytes of F at *OFF, below END, that a span sends: *OFF moves on. */
+static uint64_t send_data(struct xt *x, e2map_file_t *f, int fd, int64_t *off,
+			  int64_t end)
+{
+	struct e2map_span s;
+	uint64_t n;
+
+	if (x->how == SEND_NONE ||
+	    e2map_file_span(f, *off, (size_t)(end - *off), &s) < 0 ||
+	    s.fd < 0)
+		return 0;
+	n = send_span(x, &s, fd, *off);
+	*off += (int64_t)n;
+	return n;
+}
+
 /*
  * Bytes [*off, end) of F into FD at the same offsets; *OFF moves on.
  * SPARSE: the map is unknown, zero blocks are not written.
@@ -110,7 +176,14 @@ static int copy_range(struct xt *x, e2map_file_t *f, int fd, int64_t *off,
 	while (*off < end) {
 		size_t want = end - *off < COPY_BUF ? (size_t)(end - *off) :
 			      COPY_BUF;
-		int64_t n = e2map_file_pread(f, x->buf, want, *off);
+		uint64_t sent = sparse ? 0 : send_data(x, f, fd, off, end);
+		int64_t n;
+
+		if (sent) {
+			*done += sent;
+			continue;
+		}
+		n = e2map_file_pread(f, x->buf, want, *off);
 
 		if (n < 0) {
 			*what = "read";

@@ -12,9 +12,12 @@
 #include "file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The kernel's page: the unit a mapping failure takes down with it. */
 #define READ_PAGE 4096U
@@ -146,10 +149,14 @@ static int64_t read_mapping(struct rd *r, uint64_t pos, uint64_t *done)
  * with ERR: the kernel leaves that folio not uptodate, copies what came
  * before it and fails the next read there with EIO.
  */
+static uint64_t fail_unit(const e2map_t *m)
+{
+	return m->bs > READ_PAGE ? m->bs : READ_PAGE;
+}
+
 static int64_t failed_at(struct rd *r, uint64_t pos, int err)
 {
-	uint64_t unit = r->f->m->bs > READ_PAGE ? r->f->m->bs : READ_PAGE;
-	uint64_t page = pos & ~(unit - 1);
+	uint64_t page = pos & ~(fail_unit(r->f->m) - 1);
 
 	if (err == -ENOMEM)
 		return err;
@@ -224,4 +231,88 @@ int64_t e2map_file_read(e2map_file_t *f, void *buf, size_t len)
 	if ((n = e2map_file_pread(f, buf, len, f ? f->pos : 0)) > 0)
 		f->pos += n;
 	return n;
+}
+
+/*
+ * The image opened again for spans: only a bare raw image that libext2fs
+ * reads through unix_io (nothing laid over it), and only the very file
+ * e2map_open found at that name (a daemon may have changed directory).
+ */
+static int span_fd(e2map_t *m)
+{
+	struct stat st;
+	off_t end;
+	int fd;
+
+	if (m->span_fd)
+		return m->span_fd > 0 ? m->span_fd - 1 : -1;
+	m->span_fd = -1;
+	if (m->fs->io->manager != unix_io_manager)
+		return -1;
+	if ((fd = open(m->image, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || st.st_dev != m->image_dev ||
+	    st.st_ino != m->image_ino || (end = lseek(fd, 0, SEEK_END)) < 0) {
+		close(fd);
+		return -1;
+	}
+	/* Copies read runs in order: the larger readahead window. */
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	m->span_fd = fd + 1;
+	m->span_end = (uint64_t)end;
+	return fd;
+}
+
+/*
+ * Written data [OFF, END) from image byte ADDR on, as a span of FD.  It
+ * stops at a page boundary unless END is EOF: the kernel fails the page
+ * of a block that fails, and the block after END is another mapping's,
+ * so the page END lies in goes through the read, which knows.
+ */
+static void data_span(e2map_file_t *f, uint64_t off, uint64_t end,
+		      uint64_t addr, int fd, struct e2map_span *out)
+{
+	e2map_t *m = f->m;
+	uint64_t at = m->disk_offset + addr;
+
+	out->len = end - off;
+	if (end < f->size && (end & ~(fail_unit(m) - 1)) > off)
+		end &= ~(fail_unit(m) - 1);
+	else if (end < f->size)
+		return;		/* within one page: the read's */
+	if (at > m->span_end || end - off > m->span_end - at)
+		return;		/* past the image's end: the read's EIO */
+	*out = (struct e2map_span){ fd, (int64_t)at, end - off };
+}
+
+int e2map_file_span(e2map_file_t *f, int64_t off, size_t len,
+		    struct e2map_span *out)
+{
+	struct e2map_iomap io;
+	uint64_t end;
+	int64_t n;
+	int fd, err;
+
+	if (!f || !out)
+		return -EINVAL;
+	*out = (struct e2map_span){ -1, 0, 0 };
+	f->m->err.msg[0] = '\0';
+	if ((n = check_read(f, off, &len)) <= 0)
+		return (int)n;
+	out->len = len;
+	if (f->src == SRC_INLINE || (fd = span_fd(f->m)) < 0)
+		return 0;
+	swap_state(f);
+	err = e2map__iomap_report(f, (uint64_t)off, len, &io);
+	swap_state(f);
+	if (err < 0)
+		return 0;	/* the read meets the failure and says so */
+	end = io.off + io.len < (uint64_t)off + len ? io.off + io.len :
+						     (uint64_t)off + len;
+	if (io.kind != E2MAP_RUN_DATA)
+		out->len = end - (uint64_t)off;
+	else
+		data_span(f, (uint64_t)off, end, io.addr + ((uint64_t)off - io.off),
+			  fd, out);
+	return 0;
 }

@@ -320,6 +320,8 @@ static int open_handle(const char *image, const char *options,
 		return -ENOMEM;
 	}
 	m->warm = o->warm;
+	m->image_dev = st->st_dev;
+	m->image_ino = st->st_ino;
 	if ((err = open_fs(image, o, w, m)) < 0 ||
 	    (err = refusal(m, o, w->own ? check_window(m, w)
 					: check_geometry(m, st, o->offset))) < 0 ||
@@ -462,6 +464,8 @@ void e2map_close(e2map_t *m)
 	e2map__icache_free(m);
 	e2map__dcache_free(m);
 	e2map__blkset_free(&m->dir_ok);
+	if (m->span_fd > 0)
+		close(m->span_fd - 1);
 	free(m->image);
 	free(m->options);
 	free(m);

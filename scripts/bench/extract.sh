@@ -8,6 +8,8 @@
 #   cp -a from the mount  the kernel's copy (mount and umount not timed)
 #   e2map tar             the tree as a pax archive, to a pipe
 #   tar --sparse          GNU tar from the mount, to a pipe
+#   e2map cat | sha256sum the files' bytes (holes as zeroes) into a pipe
+#   cat | sha256sum       the same from the mount
 # Prints seconds (best of RUNS) and ratios to e2map, and the bytes each
 # copy allocates.  Needs root and loop mounts.
 #   scripts/bench/extract.sh [SIZE [FILES [RUNS]]]
@@ -48,14 +50,17 @@ t_e2map=$(best "$e2map" extract -r -q "$img" / "$work/out/t"); k_e2map=$(used)
 t_debugfs=$(best debugfs -R "rdump / $work/out" "$img"); k_debugfs=$(used)
 # The archive to a pipe (GNU tar skips the data when it sees /dev/null).
 t_tar=$(best sh -c "'$e2map' tar -q '$img' | cat > /dev/null"); k_tar=-
+paths=$(for i in $(seq 0 $((files - 1))); do printf ' /f%d' "$i"; done)
+t_cat=$(best sh -c "'$e2map' cat '$img' $paths | sha256sum"); k_cat=-
 mount -o loop,ro,noload "$img" "$work/mnt"
 cat "$work"/mnt/f* > /dev/null
 t_cp=$(best cp -a "$work/mnt/." "$work/out/t"); k_cp=$(used)
 t_tar_mount=$(best sh -c "tar --sparse -cf - -C '$work/mnt' . | cat > /dev/null")
 k_tar_mount=-
+t_cat_mount=$(best sh -c "cat '$work'/mnt/f* | sha256sum"); k_cat_mount=-
 umount "$work/mnt"
 printf '%-22s %8s %8s %10s\n' tool seconds ratio KiB_used
-for t in e2map debugfs cp tar tar_mount; do
+for t in e2map debugfs cp tar tar_mount cat cat_mount; do
 	v=t_$t; k=k_$t
 	printf '%-22s %8.3f %8.2f %10s\n' "$t" "${!v}" \
 		"$(echo "${!v} / $t_e2map" | bc -l)" "${!k}"

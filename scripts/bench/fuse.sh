@@ -7,13 +7,16 @@
 # show whether listing time grows linearly).  The image file is in the
 # page cache; each mount is fresh for each run (mount and umount not
 # timed), so the mount's own caches start cold, as after mounting:
-#   - a full read of the sparse files (cat > /dev/null), a full
+#   - a full read of the sparse files (cat > /dev/null, and cat into
+#     sha256sum through a pipe), a full
 #     SEEK_DATA/SEEK_HOLE walk of each (xfs_io seek -a -r), tar --sparse of
 #     them, find -printf '%i %s %b' over the 20,000 files and over each big
 #     directory: on the kernel's ro mount, on e2map mount and on fuse2fs;
 #   - e2map cat of the sparse files against cat from the kernel's mount,
 #     debugfs dump and The Sleuth Kit's icat.
-# Prints seconds (best of RUNS) and each mount's ratio to the kernel's.
+# Prints seconds (the median of RUNS, the mounts taking turns round by
+# round) and each mount's ratio to the kernel's; the single-file rows
+# are the best of RUNS.
 # Needs root, loop mounts, /dev/fuse, fuse2fs and sleuthkit.
 #   scripts/bench/fuse.sh [SIZE [FILES [RUNS]]]
 set -euo pipefail
@@ -64,22 +67,40 @@ mount_e2map() { "$e2map" mount "$img" "$work/mnt"; }
 mount_fuse2fs() { fuse2fs -o ro "$img" "$work/mnt" >/dev/null; }
 unmount() { umount "$work/mnt"; }
 
-# Best of $runs wall seconds of "$@" on a fresh mount made by $1.
-best_on() {
-	local how=$1 b="" t s e
+# Wall seconds of "$@" on a fresh mount made by $1.
+time_on() {
+	local how=$1 s e
 	shift
-	for _ in $(seq "$runs"); do
-		"mount_$how"
-		s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N)
-		unmount
-		t=$(echo "$e - $s" | bc)
-		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc)" = 1 ]; then b=$t; fi
+	"mount_$how"
+	s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N)
+	unmount
+	echo "$e - $s" | bc
+}
+
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+
+# The median of $runs runs of task $1 on each mount, the mounts taking
+# turns round by round (round r starts at the r-th), after one untimed
+# round: a load from elsewhere falls on all of them alike.
+medians_of() {
+	local task=$1 r i how t
+	local -a hows=(kernel e2map fuse2fs) tk=() te=() tf=()
+	for r in $(seq 0 "$runs"); do
+		for i in 0 1 2; do
+			how=${hows[$(( (r + i) % 3 ))]}
+			t=$(time_on "$how" "$task")
+			[ "$r" = 0 ] && continue
+			case $how in
+			kernel) tk+=("$t") ;; e2map) te+=("$t") ;; *) tf+=("$t") ;;
+			esac
+		done
 	done
-	echo "$b"
+	echo "$(median "${tk[@]}") $(median "${te[@]}") $(median "${tf[@]}")"
 }
 
 m=$work/mnt
 read_all() { cat "$m"/sparse/* > /dev/null; }
+read_pipe() { cat "$m"/sparse/* | sha256sum; }
 seek_all() { for f in "$m"/sparse/*; do xfs_io -r -c 'seek -a -r 0' "$f"; done; }
 tar_sparse() { tar --sparse -cf - -C "$m" sparse | cat > /dev/null; }
 find_tree() { find "$m/tree" -printf '%i %s %b\n'; }
@@ -95,10 +116,8 @@ cmp -s "$work/kernel.sum" "$work/e2map.sum" ||
 
 printf '%-34s %10s %10s %10s %14s %14s\n' task kernel e2map fuse2fs \
 	e2map/kernel fuse2fs/e2map
-for task in read_all seek_all tar_sparse find_tree find_4k find_16k; do
-	k=$(best_on kernel $task)
-	e=$(best_on e2map $task)
-	f=$(best_on fuse2fs $task)
+for task in read_all read_pipe seek_all tar_sparse find_tree find_4k find_16k; do
+	read -r k e f < <(medians_of $task)
 	printf '%-34s %10.3f %10.3f %10.3f %13.2fx %13.2fx\n' "$task" "$k" \
 		"$e" "$f" "$(echo "$e / $k" | bc -l)" "$(echo "$f / $e" | bc -l)"
 done

@@ -114,6 +114,29 @@ E2MAP_API int64_t e2map_file_pread(e2map_file_t *f, void *buf, size_t len,
  */
 E2MAP_API int64_t e2map_file_read(e2map_file_t *f, void *buf, size_t len);
 
+/*
+ * Where bytes [OFF, OFF + LEN) of F lie, for a copy that need not pass
+ * through a buffer (splice(2), sendfile(2), copy_file_range(2), a FUSE
+ * reply spliced from a descriptor).  *OUT gets the first span: LEN bytes
+ * at most, 0 at or past EOF.  A span with FD >= 0 holds exactly the bytes
+ * e2map_file_pread returns there, bytes [FD_OFF, FD_OFF + LEN) of the
+ * image, descriptor FD (read-only, the handle's image's: never close it;
+ * it lives until e2map_close).  A span with FD -1 is to be read with
+ * e2map_file_pread, which gives its bytes and its errors: a hole or a
+ * preallocated range (zeroes), inline data, an image that is no bare raw
+ * file (a container, a partition of a disk image, a journal replayed
+ * into memory), a mapping that fails, a page a failure may take down.
+ * Errors as e2map_file_pread's checks before any mapping (-EINVAL,
+ * -ESPIPE for a FIFO, -EISDIR); nothing is read.
+ */
+struct e2map_span {
+	int fd;			/* the image, or -1: read with e2map_file_pread */
+	int64_t fd_off;		/* where the span starts in FD */
+	uint64_t len;		/* bytes from OFF */
+};
+E2MAP_API int e2map_file_span(e2map_file_t *f, int64_t off, size_t len,
+			      struct e2map_span *out);
+
 /* stat(2) of an open file: 0, -EINVAL for a NULL handle, or an
  * encrypted symlink's error (below). */
 E2MAP_API int e2map_file_stat(e2map_file_t *f, struct e2map_stat *st);
