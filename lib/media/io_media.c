@@ -24,12 +24,12 @@
 
 /* -- raw files and block devices -- */
 
+/* MD->fd is PATH, opened by e2map__media_open. */
 static int raw_open(struct e2map_media *md, const char *path)
 {
 	struct stat st;
 
-	if ((md->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
+	(void)path;
 	if (fstat(md->fd, &st) < 0)
 		return -errno;
 	md->size = (uint64_t)st.st_size;
@@ -56,27 +56,16 @@ static const struct media_ops raw_ops = {
 	.name = "raw", .open = raw_open, .pread = raw_pread, .close = raw_close,
 };
 
-/* The first and last bytes of PATH, where containers sign themselves. */
-static int read_sig(const char *path, struct media_sig *sig)
+/* The first and last bytes of FD, where containers sign themselves. */
+static void read_sig(int fd, off_t end, struct media_sig *sig)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	ssize_t h = 0, t = 0;
-	off_t end;
+	ssize_t h = pread(fd, sig->head, sizeof(sig->head), 0), t = 0;
 
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) == 0) {
-		end = st.st_size;
-		h = pread(fd, sig->head, sizeof(sig->head), 0);
-		if (end > (off_t)sizeof(sig->tail))
-			t = pread(fd, sig->tail, sizeof(sig->tail),
-				  end - (off_t)sizeof(sig->tail));
-	}
-	close(fd);
+	if (end > (off_t)sizeof(sig->tail))
+		t = pread(fd, sig->tail, sizeof(sig->tail),
+			  end - (off_t)sizeof(sig->tail));
 	sig->nhead = h > 0 ? (size_t)h : 0;
 	sig->ntail = t > 0 ? (size_t)t : 0;
-	return 0;
 }
 
 /*
@@ -84,7 +73,7 @@ static int read_sig(const char *path, struct media_sig *sig)
  * signature check reads the file's head: a FIFO would lose those bytes
  * (check_file refused those already) and a device node is raw by nature.
  */
-static int detect(const char *path, const struct media_ops **out)
+static int detect(const char *path, int fd, const struct media_ops **out)
 {
 	struct media_sig sig;
 	struct stat st;
@@ -92,9 +81,9 @@ static int detect(const char *path, const struct media_ops **out)
 	int err;
 
 	*out = &raw_ops;
-	if ((stat(path, &st) == 0 && !S_ISREG(st.st_mode)) ||
-	    read_sig(path, &sig) < 0)
-		return 0;	/* raw_open says why it cannot open */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;	/* raw_open says why it cannot use it */
+	read_sig(fd, st.st_size, &sig);
 	for (i = 0; i < e2map__ncontainers; i++) {
 		const struct media_ops *f = &e2map__containers[i];
 
@@ -110,9 +99,10 @@ static int detect(const char *path, const struct media_ops **out)
 	return 0;
 }
 
+/* PATH is opened once: raw media keep that descriptor, a container's
+ * library opens its files itself. */
 int e2map__media_open(const char *path, struct e2map_media **out)
 {
-	const struct media_ops *ops;
 	struct e2map_media *md;
 	struct stat st;
 	int err;
@@ -122,12 +112,22 @@ int e2map__media_open(const char *path, struct e2map_media **out)
 	 * does, before a container library or libblkid says less. */
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return e2map__fail(NULL, -EISDIR, "%s", "");
-	if ((err = detect(path, &ops)) < 0)
-		return err;
 	if (!(md = calloc(1, sizeof(*md))))
 		return -ENOMEM;
-	md->fd = -1;
-	md->ops = ops;
+	if ((md->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		err = -errno;
+		free(md);
+		return err;
+	}
+	if ((err = detect(path, md->fd, &md->ops)) < 0) {
+		close(md->fd);
+		free(md);
+		return err;
+	}
+	if (md->ops != &raw_ops) {
+		close(md->fd);
+		md->fd = -1;
+	}
 	if ((err = md->ops->open(md, path)) < 0) {
 		e2map__media_close(md);
 		return err;
