@@ -50,16 +50,7 @@ bench_start past mke2fs e2fsck debugfs fsfreeze python3 fls ils fiwalk \
 ops=$here/../gen/past-ops.py
 [ -x "$E2MAP" ] || die "no e2map CLI at $E2MAP"
 CAP=${PAST_FIWALK_CAP:-120}
-cleanup() {
-	local _
-	for _ in 1 2 3; do
-		mountpoint -q "$MNT" || break
-		umount "$MNT" 2>/dev/null || sleep 0.5
-	done
-	! mountpoint -q "$MNT" || umount -l "$MNT"
-	rm -rf "$work"
-}
-trap cleanup EXIT
+trap bench_cleanup EXIT
 trap 'exit 130' INT TERM
 
 ###########################################################################

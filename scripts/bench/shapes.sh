@@ -56,16 +56,7 @@ bench_start shapes mke2fs e2fsck debugfs xfs_io python3 sha256sum mountpoint \
 SH=$CACHE/shapes
 mkdir -p "$SH"
 gen=$here/shapes-tree.py
-cleanup() {
-	local _
-	for _ in 1 2 3; do
-		mountpoint -q "$MNT" || break
-		umount "$MNT" 2>/dev/null || sleep 0.5
-	done
-	! mountpoint -q "$MNT" || umount -l "$MNT"
-	rm -rf "$work"
-}
-trap cleanup EXIT
+trap bench_cleanup EXIT
 trap 'exit 130' INT TERM
 
 ###########################################################################

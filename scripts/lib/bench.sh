@@ -28,6 +28,24 @@ bench_start() {
 	mkdir "$MNT"
 }
 #
+# bench_unmount MNT...: unmount each (retried while busy, then lazily).
+# bench_cleanup (past.sh, shapes.sh: `trap bench_cleanup EXIT`): $MNT
+# unmounted, $work removed.
+bench_unmount() {
+	local m _
+	for m in "$@"; do
+		for _ in 1 2 3; do
+			mountpoint -q "$m" 2>/dev/null || break
+			umount "$m" 2>/dev/null || sleep 0.5
+		done
+		! mountpoint -q "$m" 2>/dev/null || umount -l "$m"
+	done
+}
+bench_cleanup() {
+	bench_unmount "$MNT"
+	rm -rf "$work"
+}
+#
 # timed NAME CMD... (past.sh, diff.sh): runs CMD (stdout to
 # $work/NAME.out), its wall seconds in $work/NAME.t, its status in
 # $work/NAME.rc.
