@@ -345,6 +345,8 @@ int cmd_progress_format(char *buf, size_t size, const struct cmd_progress *p,
  * A value that cannot be built (no memory) fails the document at print.
  */
 json_t *cmd_json_u64(uint64_t v);
+/* The largest integer a JSON reader's double holds exactly: 2^53 - 1. */
+#define JSON_MAX_SAFE 9007199254740991ULL
 /* Length of the well-formed UTF-8 sequence at S (N > 0 bytes), or 0. */
 size_t cmd_utf8_len(const unsigned char *s, size_t n);
 /* OBJ[KEY] = VALUE (VALUE's reference is taken). */
@@ -388,9 +390,6 @@ void cmd_jl_const(struct cmd_jline *l, const char *key, const char *literal);
 void cmd_jl_string(struct cmd_jline *l, const char *key, const char *text);
 /* V written by jansson (its reference is taken). */
 void cmd_jl_json(struct cmd_jline *l, const char *key, json_t *v);
-/* An array element {KEY: NAME}, with KEY_hex as cmd_json_set_name. */
-void cmd_jl_name_object(struct cmd_jline *l, const char *key,
-			const char *name, size_t len);
 int cmd_jl_end(struct cmd_jline *l);
 void cmd_jl_free(struct cmd_jline *l);
 /* V's compact text (JSON_ENCODE_ANY) appended to B; releases V.  0 or

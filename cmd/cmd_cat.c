@@ -130,9 +130,16 @@ static int copy_out(struct cat_out *o, e2map_file_t *f)
 			return 0;
 		if (s.fd >= 0)
 			send_span(o, &s);
-		if (s.len && !o->write_failed &&
-		    (n = read_span(o, f, s.len)) < 0)
-			return (int)n;
+		/* The rest of the span through the buffer, without asking
+		 * the map again for each buffer's worth. */
+		while (s.len && !o->write_failed) {
+			if ((n = read_span(o, f, s.len)) <= 0) {
+				if (n < 0)
+					return (int)n;
+				break;
+			}
+			s.len -= (uint64_t)n;
+		}
 	}
 	return 0;
 }

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JSON_MAX_SAFE 9007199254740991ULL	/* 2^53 - 1 */
 
 /* Set when a value could not be built: the document is then not printed. */
 static bool json_failed;
@@ -317,17 +316,6 @@ void cmd_jl_string(struct cmd_jline *l, const char *key, const char *text)
 	jl_put(l, "\"", 1);
 }
 
-void cmd_jl_json(struct cmd_jline *l, const char *key, json_t *v)
-{
-	jl_key(l, key);
-	if (!v || json_failed ||
-	    json_dump_callback(v, gather, &l->b, JSON_COMPACT |
-			       JSON_ENCODE_ANY) < 0)
-		l->failed = true;
-	json_failed = false;
-	json_decref(v);
-}
-
 int cmd_json_dump_to(struct outbuf *b, json_t *v)
 {
 	int err = 0;
@@ -340,32 +328,11 @@ int cmd_json_dump_to(struct outbuf *b, json_t *v)
 	return err;
 }
 
-static bool plain(const char *s, size_t len)
+void cmd_jl_json(struct cmd_jline *l, const char *key, json_t *v)
 {
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e ||
-		    s[i] == '"' || s[i] == '\\')
-			return false;
-	return true;
-}
-
-void cmd_jl_name_object(struct cmd_jline *l, const char *key,
-			const char *name, size_t len)
-{
-	json_t *o;
-
-	if (plain(name, len)) {
-		jl_key(l, NULL);
-		jl_put(l, "{\"", 2);
-		jl_puts(l, key);
-		jl_put(l, "\":\"", 3);
-		jl_put(l, name, len);
-		jl_put(l, "\"}", 2);
-		return;
-	}
-	o = json_object();
-	cmd_json_set_name(o, key, name, len);
-	cmd_jl_json(l, NULL, o);
+	jl_key(l, key);
+	if (cmd_json_dump_to(&l->b, v) < 0)
+		l->failed = true;
 }
 
 int cmd_jl_end(struct cmd_jline *l)

@@ -68,8 +68,6 @@ static inline char *put_i64(char *p, int64_t v)
 	return put_dec(p, (uint64_t)v);
 }
 
-#define JSON_MAX_SAFE 9007199254740991ULL	/* cmd_json_u64's 2^53 - 1 */
-
 /* cmd_json_u64's rule: past 2^53-1, a decimal string. */
 static inline char *put_u64(char *p, uint64_t v)
 {

@@ -117,7 +117,10 @@ static int table_item(const struct scan_item *it)
 	int err;
 
 	b->len = 0;
-	if ((err = line_room(b, &p, 256 + 4 * (it->n ? it->len[0] : 0))) < 0)
+	/* The columns (at most 240 bytes), then the path (4 a byte escaped)
+	 * or <INO>, and the newline. */
+	if ((err = line_room(b, &p, 256 + 24 +
+			     4 * (it->n ? it->len[0] : 0))) < 0)
 		return err;
 	p = table_columns(p, r);
 	if (it->n) {

@@ -77,8 +77,8 @@ static unsigned char *slot_data(e2map_t *m, struct e2map_bcache *c)
  * then, and fails as it always did past the image's end. */
 static const unsigned char *in_map(const e2map_t *m, uint64_t pblk)
 {
-	if (!m->map || m->map_end < m->disk_offset ||
-	    pblk >= (m->map_end - m->disk_offset) / m->bs)
+	if (!m->map || m->map_len < m->disk_offset ||
+	    pblk >= (m->map_len - m->disk_offset) / m->bs)
 		return NULL;
 	return m->map + m->disk_offset + pblk * m->bs;
 }
@@ -258,15 +258,29 @@ int e2map__read_part(e2map_t *m, uint64_t pblk, size_t off, size_t len,
  * while it is open (nothing cached is ever invalidated), as e2fsck -n
  * does; a reader of an image being cut down must copy it first.
  */
-void e2map__bcache_map(e2map_t *m, const char *path, uint64_t end)
+int e2map__reopen_image(const e2map_t *m, struct stat *st)
+{
+	int fd = open(m->image, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0 || st->st_dev != m->image_dev ||
+	    st->st_ino != m->image_ino) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+void e2map__bcache_map(e2map_t *m)
 {
 	struct stat st;
 	void *p;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = e2map__reopen_image(m, &st)) < 0)
 		return;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	if (S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (uint64_t)st.st_size <= SIZE_MAX) {
 		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 		/* A fault reads the page it needs, not the 128 KiB around it:
@@ -276,7 +290,6 @@ void e2map__bcache_map(e2map_t *m, const char *path, uint64_t end)
 		if (p != MAP_FAILED) {
 			m->map = p;
 			m->map_len = (size_t)st.st_size;
-			m->map_end = end < m->map_len ? end : m->map_len;
 			m->page = (size_t)sysconf(_SC_PAGESIZE);
 		}
 	}

@@ -11,6 +11,8 @@
 
 #include "media.h"
 
+#include <sys/stat.h>
+
 /* A range of the system zone (block_validity.c). */
 struct e2map_zone {
 	uint64_t start, count;
@@ -46,10 +48,9 @@ struct e2map {
 	 * bounded whatever the image's size): */
 	struct e2map_bcache *bcache;	/* blocks (bcache.c) */
 	/* A raw image's bytes where they lie (bcache.c): mapped read-only,
-	 * [0, map_len) of the file, blocks served below MAP_END; NULL: none. */
+	 * [0, map_len) of the file; NULL: none. */
 	const unsigned char *map;
 	size_t map_len;
-	uint64_t map_end;
 	size_t page;			/* the page size, for madvise */
 	uint64_t map_ahead_lo, map_ahead_hi;	/* blocks last read ahead */
 	struct e2map_icache *icache;	/* checked inodes (inode/iget.c) */
@@ -85,10 +86,13 @@ void e2map__read_ahead(e2map_t *m, uint64_t pblk, uint64_t count);
  * media to start reading them now (posix_fadvise on a raw image). */
 void e2map__prefetch(e2map_t *m, uint64_t pblk, uint64_t count);
 void e2map__bcache_free(e2map_t *m);
-/* Read the raw file PATH where it lies, the filesystem's bytes ending at
- * END (the file's end, or the partition's): a speed-up only, nothing
+/* Read the image, a raw file, where it lies: a speed-up only, nothing
  * changes when it cannot be had. */
-void e2map__bcache_map(e2map_t *m, const char *path, uint64_t end);
+void e2map__bcache_map(e2map_t *m);
+/* The very file e2map_open found at m->image, opened again (a daemon may
+ * have changed directory, the name been reused): its fd and *ST, or
+ * -errno (-ESTALE: another file now). */
+int e2map__reopen_image(const e2map_t *m, struct stat *st);
 
 /* zone.c: ext4_inode_block_valid's range part: past the first data
  * block, inside the filesystem. */

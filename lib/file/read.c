@@ -249,10 +249,9 @@ static int span_fd(e2map_t *m)
 	m->span_fd = -1;
 	if (m->fs->io->manager != unix_io_manager)
 		return -1;
-	if ((fd = open(m->image, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = e2map__reopen_image(m, &st)) < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || st.st_dev != m->image_dev ||
-	    st.st_ino != m->image_ino || (end = lseek(fd, 0, SEEK_END)) < 0) {
+	if ((end = lseek(fd, 0, SEEK_END)) < 0) {
 		close(fd);
 		return -1;
 	}

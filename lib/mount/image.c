@@ -266,7 +266,7 @@ static int open_fs(const char *image, const struct e2map_options *o,
 	}
 	m->disk_offset = w->own ? w->offset : o->offset;
 	if (!w->own && !o->nomap)
-		e2map__bcache_map(m, image, UINT64_MAX);
+		e2map__bcache_map(m);
 	m->bs = m->fs->blocksize;
 	m->bits = 10 + m->fs->super->s_log_block_size;
 	/* s_itb_per_group: ext4_block_group_meta_init divides, no rounding. */

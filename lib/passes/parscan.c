@@ -297,13 +297,14 @@ static int serial_one(e2map_t *m, const struct e2map_inode *in,
 {
 	const struct serial *s = payload;
 	const char *detail = NULL;
+	bool was = m->one_pass;
 	int err;
 
 	/* The work only: what the caller does with M meanwhile keeps its
 	 * inode cache. */
 	m->one_pass = true;
 	err = s->ops->work(m, in, s->result, &detail);
-	m->one_pass = false;
+	m->one_pass = was;
 	if (err < 0)
 		return err;
 	return s->ops->hand(m, in, s->result, detail, s->payload);
